@@ -1,0 +1,24 @@
+import type { Client } from '@temporalio/client';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from '../config/logger';
+import type { MobileMoneyGateway } from '../integrations/mobile-money/gateway';
+import type { SmsSender } from '../integrations/sms/sender';
+import type { WebhookHttp } from './webhook-http';
+
+/** Everything the activities reach outside the worker through; tests swap any of it. */
+export interface ActivityDeps {
+  orm: MikroORM;
+  /** The gateway for each mode: test-mode debits always go to the sandbox network. */
+  gateways: { live: MobileMoneyGateway; test: MobileMoneyGateway };
+  sms: SmsSender;
+  webhookHttp: WebhookHttp;
+  /** For the robo rider, which drives test deliveries through the same updates a rider app sends. */
+  temporal: Client;
+  logger: Logger;
+  settings: {
+    siteUrl: string;
+    referencePrefix: string;
+    webhookRetryInitialSeconds: number;
+    webhookRetryCoefficient: number;
+  };
+}

@@ -1,0 +1,67 @@
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { LatLng } from '../domain/geo';
+import type { ActivityDeps } from './deps';
+
+/**
+ * Offers and rider claims. Dispatch knows nothing of partners: it sees a job at a pickup point,
+ * so the consumer channel can share it.
+ */
+export function createDispatchActivities({ orm }: ActivityDeps) {
+  return {
+    /** Offers the job to online, free, live riders within `radiusKm` of the pickup. */
+    async offerToNearbyRiders(input: { deliveryId: string; pickup: LatLng; radiusKm: number; expiresAt: string }): Promise<number> {
+      const { pickup, radiusKm } = input;
+      // A bounding box first (index-friendly), then the exact great-circle distance.
+      const dLat = radiusKm / 111.32;
+      const dLng = radiusKm / (111.32 * Math.max(0.1, Math.cos((pickup.lat * Math.PI) / 180)));
+      const rows = await orm.em.fork().execute<{ rider_id: string }[]>(
+        `insert into rider_offers (delivery_id, rider_id, expires_at)
+         select ?, r.id, ?::timestamptz from riders r
+         where r.online and not r.is_robo and r.active_delivery_id is null
+           and r.lat between ? and ? and r.lng between ? and ?
+           and 6371.0088 * 2 * asin(sqrt(power(sin(radians(r.lat - ?) / 2), 2)
+               + cos(radians(?)) * cos(radians(r.lat)) * power(sin(radians(r.lng - ?) / 2), 2))) <= ?
+         on conflict (delivery_id, rider_id) do update set expires_at = excluded.expires_at
+         returning rider_id`,
+        [
+          input.deliveryId,
+          input.expiresAt,
+          pickup.lat - dLat,
+          pickup.lat + dLat,
+          pickup.lng - dLng,
+          pickup.lng + dLng,
+          pickup.lat,
+          pickup.lat,
+          pickup.lng,
+          radiusKm,
+        ],
+      );
+      return rows.length;
+    },
+
+    /**
+     * Holds the rider to this job. The unique `active_delivery_id` makes the database refuse a
+     * second job even if two accepts race on two deliveries.
+     */
+    async claimRider({ deliveryId, riderId }: { deliveryId: string; riderId: string }): Promise<boolean> {
+      try {
+        const rows = await orm.em.fork().execute<{ id: string }[]>(
+          `update riders set active_delivery_id = ?
+           where id = ? and (active_delivery_id is null or active_delivery_id = ?) returning id`,
+          [deliveryId, riderId, deliveryId],
+        );
+        return rows.length === 1;
+      } catch (error) {
+        if (error instanceof UniqueConstraintViolationException) return false;
+        throw error;
+      }
+    },
+
+    async releaseRider({ deliveryId, riderId }: { deliveryId: string; riderId: string }): Promise<void> {
+      await orm.em.fork().execute('update riders set active_delivery_id = null where id = ? and active_delivery_id = ?', [
+        riderId,
+        deliveryId,
+      ]);
+    },
+  };
+}

@@ -1,0 +1,80 @@
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { interpolate, type LatLng } from '../domain/geo';
+import { deliveryWorkflowId } from '../domain/reference';
+import { DeliverySchema } from '../db/entities';
+import {
+  acceptUpdate,
+  completeStopUpdate,
+  deliverUpdate,
+  departUpdate,
+  pickupUpdate,
+  type HandoverProof,
+} from '../workflows/messages';
+import type { ActivityDeps } from './deps';
+
+const ROBO_NAMES = ['Kwame Robo', 'Akosua Robo', 'Yaw Robo', 'Efua Robo', 'Kofi Robo', 'Abena Robo'];
+
+export function createRoboRiderActivities({ orm, temporal }: ActivityDeps) {
+  async function moveTo(riderId: string, position: LatLng): Promise<void> {
+    await orm.em.fork().execute('update riders set lat = ?, lng = ?, located_at = now() where id = ?', [
+      position.lat,
+      position.lng,
+      riderId,
+    ]);
+  }
+
+  return {
+    /**
+     * A robo rider of its own for each test delivery (its id is the delivery's, so a retried
+     * activity enlists the same one); it never appears in live dispatch.
+     */
+    async enlistRoboRider({ deliveryId, position }: { deliveryId: string; position: LatLng }): Promise<string> {
+      const name = ROBO_NAMES[parseInt(deliveryId.slice(0, 2), 16) % ROBO_NAMES.length] as string;
+      await orm.em.fork().execute(
+        `insert into riders (id, name, vehicle, rating, is_robo, online, lat, lng, located_at)
+         values (?, ?, 'Test motorbike', 5, true, true, ?, ?, now()) on conflict (id) do nothing`,
+        [deliveryId, name, position.lat, position.lng],
+      );
+      return deliveryId;
+    },
+
+    /** Moves the robo rider part of the way along a leg, as live location pings would. */
+    async moveRoboRider({ riderId, from, to, fraction }: { riderId: string; from: LatLng; to: LatLng; fraction: number }) {
+      await moveTo(riderId, interpolate(from, to, fraction));
+    },
+
+    /**
+     * One rider-app step, sent as the same Temporal update a real rider's request becomes.
+     * Returns false when the delivery refuses it (cancelled, say): the robo rider then stops.
+     */
+    async roboRiderAct(input: {
+      deliveryId: string;
+      riderId: string;
+      action: 'accept' | 'pickup' | 'depart' | 'stop' | 'deliver';
+      position: LatLng;
+      index?: number;
+    }): Promise<boolean> {
+      const { deliveryId, riderId, action, position } = input;
+      await moveTo(riderId, position);
+      const delivery = await orm.em.fork().findOneOrFail(DeliverySchema, { id: deliveryId });
+      // The robo rider passes verification by itself.
+      const proof: HandoverProof =
+        delivery.verificationMethod === 'photo'
+          ? { kind: 'photo', storageKey: 'robo-rider-handover.png' }
+          : { kind: delivery.verificationMethod === 'otp' ? 'otp' : 'none' };
+      const handle = temporal.workflow.getHandle(deliveryWorkflowId(deliveryId));
+      const who = { riderId, lat: position.lat, lng: position.lng };
+      try {
+        if (action === 'accept') await handle.executeUpdate(acceptUpdate, { args: [who] });
+        else if (action === 'pickup') await handle.executeUpdate(pickupUpdate, { args: [who] });
+        else if (action === 'depart') await handle.executeUpdate(departUpdate, { args: [who] });
+        else if (action === 'stop') await handle.executeUpdate(completeStopUpdate, { args: [{ ...who, index: input.index ?? 0, proof }] });
+        else await handle.executeUpdate(deliverUpdate, { args: [{ ...who, proof }] });
+        return true;
+      } catch (error) {
+        if (error instanceof WorkflowUpdateFailedError) return false;
+        throw error;
+      }
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { randomUUID } from 'node:crypto';
+import { DeliverySchema } from '../db/entities';
+import { loadDelivery } from '../db/delivery-reads';
+import { deliveryView, isoOffset } from '../domain/delivery-view';
+import { eventNameFor, isTerminal, type DeliveryStatus } from '../domain/lifecycle';
+import type { ActivityDeps } from './deps';
+
+export interface TransitionRecord {
+  deliveryId: string;
+  status: DeliveryStatus;
+  riderId: string | null;
+  /** Where the change happened; the rider's last reported position when not given. */
+  lat: number | null;
+  lng: number | null;
+  /** Workflow time of the change. */
+  at: string;
+}
+
+export function createTransitionActivities({ orm, settings }: ActivityDeps) {
+  return {
+    /**
+     * Writes a status change and freezes its webhook body in one transaction, so the body carries
+     * the Delivery exactly as it was at the change. Safe to retry: the event and callback are
+     * unique per (delivery, status).
+     */
+    async recordTransition(record: TransitionRecord): Promise<{ eventId: string | null }> {
+      return orm.em.fork().transactional(async (em) => {
+        const { deliveryId, status, riderId, at } = record;
+        let { lat, lng } = record;
+        if ((lat === null || lng === null) && riderId) {
+          const [rider] = await em.execute<{ lat: number | null; lng: number | null }[]>(
+            'select lat, lng from riders where id = ?',
+            [riderId],
+          );
+          lat = rider?.lat ?? null;
+          lng = rider?.lng ?? null;
+        }
+        await em.execute(
+          `update deliveries set status = ?, rider_id = coalesce(?, rider_id), updated_at = now(),
+             delivered_at = case when ? = 'delivered' then ?::timestamptz else delivered_at end
+           where id = ?`,
+          [status, status === 'accepted' ? riderId : null, status, at, deliveryId],
+        );
+        await em.execute(
+          `insert into delivery_events (delivery_id, status, lat, lng, created_at) values (?, ?, ?, ?, ?)
+           on conflict (delivery_id, status) do nothing`,
+          [deliveryId, status, lat, lng, at],
+        );
+        if (status !== 'pending' && status !== 'accepted') {
+          await em.execute('delete from rider_offers where delivery_id = ?', [deliveryId]);
+        }
+        if (status === 'accepted') {
+          // Other riders' offers for this job are withdrawn at once.
+          await em.execute('delete from rider_offers where delivery_id = ? and rider_id <> ?', [deliveryId, riderId]);
+        }
+        if (isTerminal(status)) {
+          await em.execute('update riders set active_delivery_id = null where active_delivery_id = ?', [deliveryId]);
+        }
+
+        const event = eventNameFor(status);
+        if (!event) return { eventId: null };
+        const existing = await em.execute<{ id: string }[]>(
+          'select id from webhook_events where delivery_id = ? and event = ?',
+          [deliveryId, event],
+        );
+        if (existing[0]) return { eventId: existing[0].id };
+        const parts = await loadDelivery(em, deliveryId);
+        const delivery = parts?.delivery ?? (await em.findOneOrFail(DeliverySchema, { id: deliveryId }));
+        const body = JSON.stringify({
+          event,
+          delivery_id: deliveryId,
+          status,
+          occurred_at: isoOffset(at),
+          data: parts ? deliveryView(parts, settings.siteUrl) : null,
+        });
+        const eventId = randomUUID();
+        await em.execute(
+          `insert into webhook_events (id, partner_id, mode, delivery_id, event, body, created_at)
+           values (?, ?, ?, ?, ?, ?, ?)`,
+          [eventId, delivery.partnerId, delivery.mode, deliveryId, event, body, at],
+        );
+        return { eventId };
+      });
+    },
+
+    /** An additional stop handed over (no webhook: the contract has no event for it). */
+    async recordStopHandover(record: { deliveryId: string; index: number; at: string; photoKey: string | null }) {
+      await orm.em.fork().execute(
+        `update delivery_stops set status = 'delivered', delivered_at = coalesce(delivered_at, ?::timestamptz)
+         where delivery_id = ? and position = ?`,
+        [record.at, record.deliveryId, record.index],
+      );
+    },
+  };
+}

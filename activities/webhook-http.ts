@@ -1,0 +1,54 @@
+import http from 'node:http';
+import https from 'node:https';
+import axios, { type AxiosInstance } from 'axios';
+import { RequestFilteringHttpAgent, RequestFilteringHttpsAgent } from 'request-filtering-agent';
+
+export interface WebhookResponse {
+  status: number;
+  latencyMs: number;
+}
+
+/** Sends one callback POST. Throws on a connection error or timeout; any HTTP answer is returned. */
+export interface WebhookHttp {
+  post(url: string, body: string, headers: Record<string, string>): Promise<WebhookResponse>;
+}
+
+/**
+ * axios with an SSRF-filtering agent: the address is checked after DNS resolution, at connect
+ * time, so a hostname that resolves (or re-resolves) to a private, loopback or link-local address
+ * is refused. Redirects are never followed. Outside production, loopback and private addresses
+ * are allowed so partners can test against a local receiver.
+ */
+export class AxiosWebhookHttp implements WebhookHttp {
+  private readonly http: AxiosInstance;
+
+  constructor(options: { timeoutMs: number; allowPrivateAddresses: boolean; userAgent: string }) {
+    const filter = { allowPrivateIPAddress: options.allowPrivateAddresses, allowMetaIPAddress: false };
+    this.http = axios.create({
+      timeout: options.timeoutMs,
+      maxRedirects: 0,
+      maxContentLength: 64 * 1024,
+      responseType: 'text',
+      transformResponse: [(data: unknown) => data],
+      validateStatus: () => true,
+      headers: { 'User-Agent': options.userAgent },
+      httpAgent: options.allowPrivateAddresses
+        ? new http.Agent({ keepAlive: true })
+        : new RequestFilteringHttpAgent({ keepAlive: true, ...filter }),
+      httpsAgent: options.allowPrivateAddresses
+        ? new https.Agent({ keepAlive: true })
+        : new RequestFilteringHttpsAgent({ keepAlive: true, ...filter }),
+      proxy: false,
+    });
+  }
+
+  async post(url: string, body: string, headers: Record<string, string>): Promise<WebhookResponse> {
+    const started = performance.now();
+    const response = await this.http.post(url, body, { headers, signal: AbortSignal.timeout(this.timeoutMs()) });
+    return { status: response.status, latencyMs: Math.round(performance.now() - started) };
+  }
+
+  private timeoutMs(): number {
+    return this.http.defaults.timeout ?? 10_000;
+  }
+}

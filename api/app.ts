@@ -1,0 +1,77 @@
+import express, { type Express } from 'express';
+import helmet from 'helmet';
+import multer from 'multer';
+import * as OpenApiValidator from 'express-openapi-validator';
+import swaggerUi from 'swagger-ui-express';
+import type { AppDeps } from './deps';
+import { ApiError } from './errors';
+import { errorHandler } from './middleware/errors';
+import { partnerAuth } from './middleware/partner-auth';
+import { requestContext } from './middleware/request-context';
+import { buildOpenApiDocument } from './openapi/document';
+import { createDeliveriesRouter } from './routes/deliveries';
+import { createHealthRouter } from './routes/health';
+import { createPaymentMethodsRouter } from './routes/payment-methods';
+import { createPaystackCallbackRouter } from './routes/paystack-callback';
+import { createPlacesRouter } from './routes/places';
+import { createQuotesRouter } from './routes/quotes';
+import { createRiderRouter } from './routes/rider';
+import { createTrackingRouter, publicCors } from './routes/tracking';
+import { createWebhookRouter } from './routes/webhook';
+import { PHOTO_MAX_BYTES } from './services/handover';
+
+export const API_PREFIX = '/api/v1';
+
+/** The HTTP app, built from its dependencies; it never listens by itself, so tests drive it in-process. */
+export function createApp(deps: AppDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', deps.settings.nodeEnv === 'production' ? 1 : false);
+  app.set('json spaces', 0);
+  app.use(requestContext(deps.logger));
+  app.use(helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: false }));
+
+  app.use(createHealthRouter(deps));
+
+  const document = buildOpenApiDocument();
+  app.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  app.use(
+    '/docs',
+    helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] } } }),
+    swaggerUi.serve,
+    swaggerUi.setup(document, { customSiteTitle: 'Partner Delivery API', swaggerOptions: { url: '/openapi.json' } }),
+  );
+
+  const api = express.Router();
+  // The gateway's callback needs its raw bytes, so it comes before JSON parsing and validation.
+  api.use(createPaystackCallbackRouter(deps));
+  api.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
+  api.use('/track', publicCors);
+  api.use('/partner', partnerAuth(deps.orm));
+  api.use(
+    OpenApiValidator.middleware({
+      apiSpec: document as never,
+      validateApiSpec: false,
+      validateRequests: { allErrors: true, removeAdditional: 'all', allowUnknownQueryParameters: true, coerceTypes: true },
+      validateResponses: deps.validateResponses ?? false,
+      validateSecurity: false,
+      ignoreUndocumented: false,
+      ignorePaths: /^\/api\/v1\/payments\//,
+      fileUploader: { storage: multer.memoryStorage(), limits: { fileSize: PHOTO_MAX_BYTES, files: 1, fields: 5 } },
+    }),
+  );
+  api.use(createQuotesRouter(deps));
+  api.use(createDeliveriesRouter(deps));
+  api.use(createPaymentMethodsRouter(deps));
+  api.use(createWebhookRouter(deps));
+  api.use(createTrackingRouter(deps));
+  api.use(createPlacesRouter(deps));
+  api.use(createRiderRouter(deps));
+  app.use(API_PREFIX, api);
+
+  app.use((_req, _res, next) => next(ApiError.notFound('No such route')));
+  app.use(errorHandler(deps.logger));
+  return app;
+}

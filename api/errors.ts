@@ -1,0 +1,58 @@
+/** Error codes of the envelope (DESIGN section 8). */
+export type ErrorCode =
+  | 'bad_request'
+  | 'unauthorized'
+  | 'not_found'
+  | 'method_not_allowed'
+  | 'conflict'
+  | 'payload_too_large'
+  | 'unsupported_media_type'
+  | 'rate_limited'
+  | 'internal_error'
+  | 'unavailable';
+
+/** Thrown anywhere in the API; turned into `{"error": {code, message, details}}` in one place. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: ErrorCode,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+
+  static badRequest(message: string, details: Record<string, unknown> = {}) {
+    return new ApiError(400, 'bad_request', message, details);
+  }
+
+  static notFound(message = 'Not found') {
+    return new ApiError(404, 'not_found', message);
+  }
+
+  static conflict(message: string, details: Record<string, unknown> = {}) {
+    return new ApiError(409, 'conflict', message, details);
+  }
+
+  static unauthorized(message: string) {
+    return new ApiError(401, 'unauthorized', message, {}, { 'WWW-Authenticate': 'Bearer' });
+  }
+
+  static unavailable(message = 'A backing service is unreachable; try again shortly') {
+    return new ApiError(503, 'unavailable', message, {}, { 'Retry-After': '5' });
+  }
+}
+
+export function envelope(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
+  return { error: { code, message, details } };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+
+/** Ids in paths that are not UUIDs are simply unknown: 404, like any other unknown id. */
+export function requireUuid(id: string | undefined, what = 'Not found'): string {
+  if (!id || !UUID.test(id)) throw ApiError.notFound(what);
+  return id.toLowerCase();
+}

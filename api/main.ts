@@ -1,0 +1,50 @@
+import { Client, Connection } from '@temporalio/client';
+import { loadSettingsOrExit } from '../config/settings';
+import { createLogger } from '../config/logger';
+import { temporalConnectionOptions } from '../config/temporal';
+import { initOrm } from '../db/orm';
+import { selectGateways } from '../integrations/mobile-money/select';
+import { selectMapProviders } from '../integrations/select';
+import { LocalFilePhotos } from '../integrations/storage/local-files';
+import { createApp } from './app';
+
+/** `npm run api`: one API process; run as many as the load needs behind a balancer. */
+async function main(): Promise<void> {
+  const settings = loadSettingsOrExit();
+  const logger = createLogger({ level: settings.logLevel, json: settings.nodeEnv === 'production', service: 'api' });
+  const orm = await initOrm(settings.databaseUrl, settings.databasePoolMax);
+  // Connect lazily: the API starts (and answers 503) even while Temporal is still coming up.
+  const connection = Connection.lazy(temporalConnectionOptions(settings));
+  const temporal = new Client({ connection, namespace: settings.temporalNamespace });
+  const { gateways } = selectGateways(settings, () => orm.em.fork());
+  const app = createApp({
+    settings,
+    orm,
+    temporal,
+    logger,
+    gateways,
+    photos: new LocalFilePhotos(settings.uploadsDir),
+    ...selectMapProviders(settings, logger),
+  });
+  const server = app.listen(settings.port, () => logger.info('API listening', { port: settings.port, siteUrl: settings.siteUrl }));
+  server.requestTimeout = 30_000;
+  server.headersTimeout = 20_000;
+  server.keepAliveTimeout = 65_000;
+
+  // Graceful shutdown: stop accepting, let in-flight requests finish, then close pools.
+  const stop = (signal: string) => {
+    logger.info('API stopping', { signal });
+    server.close(() => {
+      void Promise.allSettled([connection.close(), orm.close()]).then(() => process.exit(0));
+    });
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), 15_000).unref();
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`API failed to start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

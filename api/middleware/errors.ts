@@ -1,0 +1,90 @@
+import type { NextFunction, Request, Response } from 'express';
+import { ApiError, envelope } from '../errors';
+import type { Logger } from '../../config/logger';
+
+interface ValidatorError {
+  status: number;
+  path?: string;
+  message?: string;
+  errors?: { path: string; message: string }[];
+  headers?: Record<string, string>;
+}
+
+/** Express-openapi-validator error paths look like `/body/additional_stops/0/recipient_phone`. */
+function fieldName(path: string): string {
+  const parts = path.replace(/^[./]?(body|query|params|headers|path)[./]?/, '').split(/[./]/).filter(Boolean);
+  return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '') || path;
+}
+
+function fieldDetails(errors: { path: string; message: string }[]): Record<string, string> {
+  const details: Record<string, string> = {};
+  for (const error of errors) {
+    const name = fieldName(error.path);
+    if (!details[name]) details[name] = error.message;
+  }
+  return details;
+}
+
+/** True when the cause is a backing service that cannot be reached (Temporal or Postgres). */
+export function isUnavailable(error: unknown): boolean {
+  const e = error as { code?: unknown; name?: string; message?: string; cause?: unknown };
+  if (!e || typeof e !== 'object') return false;
+  if (e.name === 'ConnectionException' || e.name === 'ServiceError' || e.name === 'TransportError') return true;
+  if (e.code === 14 || e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === '57P01' || e.code === '57P03') return true;
+  if (/Timeout acquiring a connection|Connection terminated|ECONNREFUSED|UNAVAILABLE|connect ETIMEDOUT|Client network socket disconnected/i.test(e.message ?? '')) {
+    return true;
+  }
+  return e.cause !== undefined && e.cause !== error && isUnavailable(e.cause);
+}
+
+/** Turns anything thrown into the error envelope. Never an HTML page, never a stack trace. */
+export function errorHandler(logger: Logger) {
+  // Express recognises error handlers by their four parameters.
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const apiError = toApiError(error, res.locals.requestId as string | undefined);
+    if (apiError.status >= 500) {
+      logger.error(apiError.status === 503 ? 'Backing service unavailable' : 'Unhandled error', {
+        method: req.method,
+        path: req.path,
+        error: error instanceof Error ? error.message : String(error),
+        stack: apiError.status === 500 && error instanceof Error ? error.stack : undefined,
+      });
+    }
+    if (res.headersSent) return;
+    for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
+    res.status(apiError.status).json(envelope(apiError.code, apiError.message, apiError.details));
+  };
+}
+
+function toApiError(error: unknown, requestId: string | undefined): ApiError {
+  if (error instanceof ApiError) return error;
+  const e = error as { type?: string; status?: number; statusCode?: number } & ValidatorError;
+  switch (e?.type) {
+    case 'entity.parse.failed':
+      return ApiError.badRequest('The body is not valid JSON');
+    case 'entity.too.large':
+      return new ApiError(413, 'payload_too_large', 'The body is larger than 100 kB');
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return new ApiError(415, 'unsupported_media_type', 'Send the body as UTF-8 JSON');
+  }
+  const status = e?.status ?? e?.statusCode;
+  if (typeof status === 'number' && status >= 400 && status < 500 && Array.isArray(e.errors)) {
+    switch (status) {
+      case 400:
+        return ApiError.badRequest('The request is not valid', fieldDetails(e.errors));
+      case 404:
+        return ApiError.notFound('No such route');
+      case 405:
+        return new ApiError(405, 'method_not_allowed', 'This method is not allowed on this path', {}, e.headers ?? {});
+      case 413:
+        return new ApiError(413, 'payload_too_large', 'The body is larger than 100 kB');
+      case 415:
+        return new ApiError(415, 'unsupported_media_type', 'Send the body as JSON (Content-Type: application/json)');
+      default:
+        return ApiError.badRequest(e.message ?? 'The request is not valid', fieldDetails(e.errors));
+    }
+  }
+  if (isUnavailable(error)) return ApiError.unavailable();
+  return new ApiError(500, 'internal_error', 'Something went wrong on our side', { request_id: requestId ?? null });
+}

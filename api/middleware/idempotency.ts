@@ -1,0 +1,86 @@
+import { createHash } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import type { AppDeps } from '../deps';
+import { ApiError } from '../errors';
+import { partnerOf } from './partner-auth';
+
+/** How long a key is remembered (DESIGN section 9). */
+const KEY_TTL = '24 hours';
+/** How long a duplicate waits for the first request still running. */
+const WAIT_FOR_FIRST_MS = 30_000;
+
+interface StoredKey {
+  request_hash: string;
+  response_status: number | null;
+  response_body: string | null;
+}
+
+function requestHash(req: Request): string {
+  return createHash('sha256').update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
+}
+
+/**
+ * `Idempotency-Key`: the first request with a key runs; a repeat with the same body within 24 h
+ * gets the first answer replayed (waiting for it if the first is still running); a repeat with
+ * a different body is 409. Keys live in Postgres, so every API process shares them.
+ */
+export function idempotent({ orm }: AppDeps, scope: string) {
+  return async (req: Request, res: Response, next: NextFunction) => {
+    const key = req.get('idempotency-key');
+    if (key === undefined) return next();
+    if (key.length === 0 || key.length > 255) throw ApiError.badRequest('Idempotency-Key must be 1 to 255 characters');
+    const { partnerId, mode } = partnerOf(res);
+    const hash = requestHash(req);
+    const em = orm.em.fork();
+    const ids = [partnerId, mode, scope, key];
+
+    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    for (;;) {
+      // Forget keys older than 24 h, then try to claim this one.
+      await em.execute(
+        `delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ?
+           and created_at < now() - interval '${KEY_TTL}'`,
+        ids,
+      );
+      const claimed = await em.execute<unknown[]>(
+        `insert into idempotency_keys (partner_id, mode, scope, key, request_hash) values (?, ?, ?, ?, ?)
+         on conflict do nothing returning key`,
+        [...ids, hash],
+      );
+      if (claimed.length === 1) break;
+      const [stored] = await em.execute<StoredKey[]>(
+        `select request_hash, response_status, response_body from idempotency_keys
+         where partner_id = ? and mode = ? and scope = ? and key = ?`,
+        ids,
+      );
+      if (!stored) continue; // The first request failed and let go of the key: claim it now.
+      if (stored.request_hash !== hash) {
+        throw ApiError.conflict('This Idempotency-Key was used with a different request body');
+      }
+      if (stored.response_status !== null) {
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.status(stored.response_status).type('application/json').send(stored.response_body ?? '');
+        return;
+      }
+      if (Date.now() > deadline) throw ApiError.conflict('The first request with this Idempotency-Key is still running');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+
+    // This request owns the key: remember its answer, or let go of the key if it failed on our side.
+    const json = res.json.bind(res);
+    res.json = (body: unknown) => {
+      const status = res.statusCode;
+      const settle =
+        status >= 500
+          ? em.execute('delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ?', ids)
+          : em.execute(
+              `update idempotency_keys set response_status = ?, response_body = ?
+               where partner_id = ? and mode = ? and scope = ? and key = ?`,
+              [status, JSON.stringify(body), ...ids],
+            );
+      void settle.catch(() => undefined).then(() => json(body));
+      return res;
+    };
+    next();
+  };
+}

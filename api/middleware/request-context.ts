@@ -1,0 +1,29 @@
+import { randomUUID } from 'node:crypto';
+import type { NextFunction, Request, Response } from 'express';
+import { logContext, type Logger } from '../../config/logger';
+
+/**
+ * Gives every request an id (kept from `X-Request-Id` when sane), returns it in a header, and
+ * carries it to every log line written while the request is served.
+ */
+export function requestContext(logger: Logger) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const incoming = req.get('x-request-id');
+    const requestId = incoming && /^[A-Za-z0-9._-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = requestId;
+    res.setHeader('X-Request-Id', requestId);
+    const started = performance.now();
+    res.on('finish', () => {
+      logContext.run({ requestId }, () =>
+        logger.http('request', {
+          method: req.method,
+          path: req.path,
+          status: res.statusCode,
+          ms: Math.round(performance.now() - started),
+          ...(res.locals.partnerId ? { partnerId: res.locals.partnerId } : {}),
+        }),
+      );
+    });
+    logContext.run({ requestId }, () => next());
+  };
+}

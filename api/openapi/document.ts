@@ -1,0 +1,352 @@
+import type { TSchema } from 'typebox';
+import * as S from './schemas';
+
+/**
+ * The OpenAPI 3.1 document, assembled from the TypeBox schemas. It is served at /openapi.json,
+ * drives /docs, and express-openapi-validator validates every request against it.
+ */
+type Json = Record<string, unknown>;
+
+const components: Record<string, Json> = {};
+
+/** Registers a schema under components and returns a reference to it. */
+function ref(name: string, schema: TSchema): Json {
+  if (!components[name]) {
+    const { $id: _id, ...rest } = JSON.parse(JSON.stringify(schema)) as Json;
+    components[name] = rest;
+  }
+  return { $ref: `#/components/schemas/${name}` };
+}
+
+function plain(schema: TSchema): Json {
+  return JSON.parse(JSON.stringify(schema)) as Json;
+}
+
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: ref('Error', S.ErrorEnvelope) } },
+});
+
+const jsonResponse = (description: string, schema: Json) => ({
+  description,
+  content: { 'application/json': { schema } },
+});
+
+const jsonBody = (schema: Json) => ({ required: true, content: { 'application/json': { schema } } });
+
+const commonErrors = {
+  '400': errorResponse('Invalid request: `details` lists each field at fault'),
+  '413': errorResponse('Body over 100 kB'),
+  '415': errorResponse('Body is not JSON'),
+  '429': errorResponse('Rate limited'),
+  '500': errorResponse('Internal error, with a request id in details'),
+  '503': errorResponse('A backing service is unreachable'),
+};
+const keyedErrors = { ...commonErrors, '401': errorResponse('Missing, malformed, unknown or revoked key') };
+const idParam = (description: string) => ({ name: 'id', in: 'path', required: true, description, schema: { type: 'string' } });
+const idempotencyHeader = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: 'Same key and body within 24 h replays the first answer; a different body is 409.',
+  schema: { type: 'string', minLength: 1, maxLength: 255 },
+};
+const partner = { security: [{ partnerKey: [] }] };
+const rider = { security: [{ riderToken: [] }] };
+const multipartHandover = {
+  'multipart/form-data': {
+    schema: {
+      type: 'object',
+      properties: { otp: { type: 'string', maxLength: 12 }, photo: { type: 'string', format: 'binary' } },
+    },
+  },
+};
+const handoverBody = {
+  required: false,
+  content: { 'application/json': { schema: ref('HandoverRequest', S.HandoverRequest) }, ...multipartHandover },
+};
+
+export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json {
+  const delivery = ref('Delivery', S.Delivery);
+  const paths: Json = {
+    '/partner/quotes': {
+      post: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Price a route',
+        operationId: 'createQuote',
+        requestBody: jsonBody(ref('QuoteRequest', S.QuoteRequest)),
+        responses: { '200': jsonResponse('The quote', ref('Quote', S.Quote)), ...keyedErrors },
+      },
+    },
+    '/partner/deliveries': {
+      post: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Book a delivery',
+        operationId: 'createDelivery',
+        parameters: [idempotencyHeader],
+        requestBody: jsonBody(ref('BookingRequest', S.BookingRequest)),
+        responses: {
+          '201': jsonResponse('The new delivery, status pending', delivery),
+          '409': errorResponse('Idempotency-Key reused with a different body'),
+          ...keyedErrors,
+        },
+      },
+      get: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'List deliveries, newest first',
+        operationId: 'listDeliveries',
+        parameters: [
+          { name: 'limit', in: 'query', required: false, schema: plain(S.ListQuery.limit) },
+          { name: 'offset', in: 'query', required: false, schema: plain(S.ListQuery.offset) },
+          { name: 'status', in: 'query', required: false, schema: plain(S.DeliveryStatus) },
+        ],
+        responses: { '200': jsonResponse('A page of deliveries', { type: 'array', items: delivery }), ...keyedErrors },
+      },
+    },
+    '/partner/deliveries/{id}': {
+      get: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Fetch a delivery with its full event trail',
+        operationId: 'getDelivery',
+        parameters: [idParam('Delivery id')],
+        responses: { '200': jsonResponse('The delivery', delivery), '404': errorResponse('Unknown delivery'), ...keyedErrors },
+      },
+    },
+    '/partner/deliveries/{id}/cancel': {
+      post: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Cancel a delivery before the rider holds the parcel',
+        operationId: 'cancelDelivery',
+        parameters: [idParam('Delivery id')],
+        responses: {
+          '200': jsonResponse('The delivery, status cancelled', delivery),
+          '404': errorResponse('Unknown delivery'),
+          ...keyedErrors,
+        },
+      },
+    },
+    '/partner/payment-methods': {
+      get: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'List Mobile Money accounts, default first',
+        operationId: 'listPaymentMethods',
+        responses: {
+          '200': jsonResponse('Accounts', { type: 'array', items: ref('PaymentMethod', S.PaymentMethod) }),
+          ...keyedErrors,
+        },
+      },
+      post: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Register a Mobile Money account',
+        operationId: 'createPaymentMethod',
+        parameters: [idempotencyHeader],
+        requestBody: jsonBody(ref('PaymentMethodRequest', S.PaymentMethodRequest)),
+        responses: {
+          '201': jsonResponse('The account', ref('PaymentMethod', S.PaymentMethod)),
+          '409': errorResponse('Idempotency-Key reused with a different body'),
+          ...keyedErrors,
+        },
+      },
+    },
+    '/partner/payment-methods/{id}': {
+      delete: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Remove a Mobile Money account',
+        operationId: 'deletePaymentMethod',
+        parameters: [idParam('Account id')],
+        responses: {
+          '200': jsonResponse('Removed', ref('Deleted', S.Deleted)),
+          '404': errorResponse('Unknown account'),
+          ...keyedErrors,
+        },
+      },
+    },
+    '/partner/webhook': {
+      get: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'The configured callback URL',
+        operationId: 'getWebhook',
+        responses: { '200': jsonResponse('The URL (the secret is never read back)', ref('WebhookUrl', S.WebhookUrl)), ...keyedErrors },
+      },
+      put: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Set or clear the callback URL',
+        operationId: 'putWebhook',
+        requestBody: jsonBody(ref('WebhookRequest', S.WebhookRequest)),
+        responses: {
+          '200': jsonResponse('The URL and a fresh secret (both null when cleared)', ref('WebhookSetting', S.WebhookSetting)),
+          ...keyedErrors,
+        },
+      },
+    },
+    '/partner/webhook/deliveries': {
+      get: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Callback log, newest first, with each attempt',
+        operationId: 'listWebhookDeliveries',
+        parameters: [
+          { name: 'limit', in: 'query', required: false, schema: plain(S.ListQuery.limit) },
+          { name: 'offset', in: 'query', required: false, schema: plain(S.ListQuery.offset) },
+        ],
+        responses: {
+          '200': jsonResponse('Callbacks', { type: 'array', items: ref('WebhookDelivery', S.WebhookDelivery) }),
+          ...keyedErrors,
+        },
+      },
+    },
+    '/partner/webhook/deliveries/{id}/redeliver': {
+      post: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Send a callback again, signed with the current secret',
+        operationId: 'redeliverWebhook',
+        parameters: [idParam('Callback id (the X-Service-Event-Id)')],
+        responses: {
+          '202': jsonResponse('Queued', ref('WebhookDelivery', S.WebhookDelivery)),
+          '404': errorResponse('Unknown callback'),
+          ...keyedErrors,
+        },
+      },
+    },
+    '/track/{id}/public': {
+      get: {
+        tags: ['Public'],
+        summary: 'Public, redacted tracking view',
+        operationId: 'getPublicTracking',
+        security: [],
+        parameters: [idParam('Delivery id')],
+        responses: {
+          '200': jsonResponse('The view', ref('PublicTracking', S.PublicTracking)),
+          '404': errorResponse('Unknown delivery'),
+          ...commonErrors,
+        },
+      },
+    },
+    '/places/autocomplete': {
+      get: {
+        tags: ['Public'],
+        summary: 'Place suggestions',
+        operationId: 'autocompletePlaces',
+        security: [],
+        parameters: [{ name: 'q', in: 'query', required: true, schema: { type: 'string', maxLength: 200 } }],
+        responses: {
+          '200': jsonResponse('At most 10 suggestions, best first', { type: 'array', items: plain(S.PlaceSuggestion) }),
+          ...commonErrors,
+        },
+      },
+    },
+    '/places/resolve': {
+      get: {
+        tags: ['Public'],
+        summary: 'Coordinates of a suggested place',
+        operationId: 'resolvePlace',
+        security: [],
+        parameters: [{ name: 'place_id', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 2000 } }],
+        responses: {
+          '200': jsonResponse('The place', plain(S.ResolvedPlace)),
+          '404': errorResponse('Unknown place'),
+          ...commonErrors,
+        },
+      },
+    },
+    '/rider/availability': {
+      put: {
+        ...rider,
+        tags: ['Rider'],
+        summary: 'Go online or offline',
+        operationId: 'setAvailability',
+        requestBody: jsonBody(ref('AvailabilityRequest', S.AvailabilityRequest)),
+        responses: { '200': jsonResponse('Availability', ref('AvailabilityRequest', S.AvailabilityRequest)), ...keyedErrors },
+      },
+    },
+    '/rider/location': {
+      post: {
+        ...rider,
+        tags: ['Rider'],
+        summary: 'Report the current position',
+        operationId: 'reportLocation',
+        requestBody: jsonBody(ref('LocationRequest', S.LocationRequest)),
+        responses: { '204': { description: 'Stored' }, ...keyedErrors },
+      },
+    },
+    '/rider/offers': {
+      get: {
+        ...rider,
+        tags: ['Rider'],
+        summary: 'Jobs offered to this rider',
+        operationId: 'listOffers',
+        responses: { '200': jsonResponse('Offers', { type: 'array', items: plain(S.Offer) }), ...keyedErrors },
+      },
+    },
+    '/rider/deliveries/current': {
+      get: {
+        ...rider,
+        tags: ['Rider'],
+        summary: "The rider's active job",
+        operationId: 'currentJob',
+        responses: { '200': jsonResponse('The job', ref('RiderJob', S.RiderJob)), '404': errorResponse('No active job'), ...keyedErrors },
+      },
+    },
+    '/rider/deliveries/{id}/accept': riderAction('acceptJob', 'Take the job (first rider wins)'),
+    '/rider/deliveries/{id}/pickup': riderAction('pickUp', 'Parcel collected'),
+    '/rider/deliveries/{id}/depart': riderAction('depart', 'Heading to the drop-off'),
+    '/rider/deliveries/{id}/stops/{index}/complete': riderAction('completeStop', 'Hand over at an additional stop', true, [
+      { name: 'index', in: 'path', required: true, schema: { type: 'integer', minimum: 0, maximum: 9 } },
+    ]),
+    '/rider/deliveries/{id}/deliver': riderAction('deliver', 'Final hand-over', true),
+  };
+
+  function riderAction(operationId: string, summary: string, handover = false, extra: Json[] = []): Json {
+    return {
+      post: {
+        ...rider,
+        tags: ['Rider'],
+        summary,
+        operationId,
+        parameters: [idParam('Delivery id'), ...extra],
+        ...(handover ? { requestBody: handoverBody } : {}),
+        responses: {
+          '200': jsonResponse('The job', ref('RiderJob', S.RiderJob)),
+          '404': errorResponse('Not offered to this rider, or unknown'),
+          '409': errorResponse('Taken by another rider, or no longer pending'),
+          ...keyedErrors,
+        },
+      },
+    };
+  }
+
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'Partner Delivery API',
+      version: '1.0.0',
+      description:
+        'Book motorbike parcel deliveries in Ghana, pay by Mobile Money and follow them by signed webhooks, polling or public tracking.',
+    },
+    servers: [{ url: options.serverUrl ?? '/api/v1' }],
+    tags: [
+      { name: 'Partner', description: 'Keyed with `Authorization: Bearer sk_live_…` or `sk_test_…`' },
+      { name: 'Public', description: 'No key needed' },
+      { name: 'Rider', description: 'Rider app, keyed with a rider token `rk_…`' },
+    ],
+    paths,
+    components: {
+      schemas: components,
+      securitySchemes: {
+        partnerKey: { type: 'http', scheme: 'bearer', description: 'Partner API key' },
+        riderToken: { type: 'http', scheme: 'bearer', description: 'Rider token issued by an operator' },
+      },
+    },
+  };
+}

@@ -1,0 +1,307 @@
+import { Type, type Static, type TSchema } from 'typebox';
+import { DELIVERY_STATUSES, PACKAGE_SIZES, PAYMENT_STATUSES, VERIFICATION_METHODS } from '../../domain/lifecycle';
+import { PROVIDERS } from '../../integrations/mobile-money/gateway';
+
+/**
+ * Every request and response body of the HTTP API, written once. The OpenAPI document is
+ * assembled from these (document.ts) and requests are validated against it.
+ */
+
+/** Text limits decided in DESIGN section 9. */
+export const LIMITS = { address: 300, name: 100, description: 500, label: 100, stops: 10 } as const;
+
+const literalUnion = <T extends readonly string[]>(values: T) => Type.Union(values.map((value) => Type.Literal(value)));
+
+export const Uuid = Type.String({ format: 'uuid' });
+export const Timestamp = Type.String({ format: 'date-time' });
+export const Cedis = Type.Number({ description: 'Ghana cedis, 2 decimals' });
+export const Latitude = Type.Number({ minimum: -90, maximum: 90 });
+export const Longitude = Type.Number({ minimum: -180, maximum: 180 });
+export const GhanaPhone = Type.String({ pattern: '^\\+233[0-9]{9}$', description: 'Ghana format +233XXXXXXXXX' });
+const Address = Type.String({ minLength: 1, maxLength: LIMITS.address });
+const PersonName = Type.String({ minLength: 1, maxLength: LIMITS.name });
+const Description = Type.String({ maxLength: LIMITS.description });
+export const PackageSize = literalUnion(PACKAGE_SIZES);
+export const DeliveryStatus = literalUnion(DELIVERY_STATUSES);
+export const PaymentStatus = literalUnion(PAYMENT_STATUSES);
+export const VerificationMethod = literalUnion(VERIFICATION_METHODS);
+export const Provider = literalUnion(PROVIDERS);
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object({
+      code: Type.String(),
+      message: Type.String(),
+      details: Type.Object({}, { additionalProperties: true }),
+    }),
+  },
+  { $id: 'Error' },
+);
+
+const StopPoint = Type.Object({ dropoff_lat: Latitude, dropoff_lng: Longitude });
+
+export const QuoteRequest = Type.Object(
+  {
+    pickup_lat: Latitude,
+    pickup_lng: Longitude,
+    dropoff_lat: Latitude,
+    dropoff_lng: Longitude,
+    additional_stops: Type.Optional(Type.Array(StopPoint, { maxItems: LIMITS.stops })),
+  },
+  { $id: 'QuoteRequest' },
+);
+export type QuoteRequest = Static<typeof QuoteRequest>;
+
+export const Quote = Type.Object(
+  {
+    base_fare: Cedis,
+    distance_km: Type.Number(),
+    distance_fee: Cedis,
+    service_fee: Cedis,
+    total_fare: Cedis,
+    distance_estimated: Type.Boolean({ description: 'True when the distance is an offline estimate, not a road route' }),
+  },
+  { $id: 'Quote' },
+);
+
+export const StopRequest = Type.Object({
+  dropoff_address: Address,
+  dropoff_lat: Latitude,
+  dropoff_lng: Longitude,
+  recipient_name: PersonName,
+  recipient_phone: GhanaPhone,
+  package_size: PackageSize,
+  package_description: Type.Optional(Description),
+});
+
+export const BookingRequest = Type.Object(
+  {
+    pickup_address: Address,
+    pickup_lat: Latitude,
+    pickup_lng: Longitude,
+    dropoff_address: Address,
+    dropoff_lat: Latitude,
+    dropoff_lng: Longitude,
+    package_size: PackageSize,
+    recipient_name: PersonName,
+    recipient_phone: GhanaPhone,
+    payment_method: Type.Literal('gateway'),
+    payment_method_id: Type.Optional(Uuid),
+    package_description: Type.Optional(Description),
+    verification_method: Type.Optional(VerificationMethod),
+    scheduled_at: Type.Optional(Timestamp),
+    additional_stops: Type.Optional(Type.Array(StopRequest, { maxItems: LIMITS.stops })),
+  },
+  { $id: 'BookingRequest' },
+);
+export type BookingRequest = Static<typeof BookingRequest>;
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const DeliveryEvent = Type.Object({ status: DeliveryStatus, created_at: Timestamp });
+
+export const DeliveryStop = Type.Object({
+  dropoff_address: Type.String(),
+  dropoff_lat: Type.Number(),
+  dropoff_lng: Type.Number(),
+  recipient_name: Type.String(),
+  recipient_phone: Type.String(),
+  package_size: PackageSize,
+  package_description: Nullable(Type.String()),
+  status: literalUnion(['pending', 'delivered'] as const),
+  delivered_at: Nullable(Timestamp),
+});
+
+export const DeliveryRider = Type.Object({
+  id: Uuid,
+  name: Type.String(),
+  vehicle: Nullable(Type.String()),
+  rating: Nullable(Type.Number()),
+});
+
+export const Delivery = Type.Object(
+  {
+    id: Uuid,
+    reference: Type.String(),
+    status: DeliveryStatus,
+    pickup_address: Type.String(),
+    pickup_lat: Type.Number(),
+    pickup_lng: Type.Number(),
+    dropoff_address: Type.String(),
+    dropoff_lat: Type.Number(),
+    dropoff_lng: Type.Number(),
+    package_size: PackageSize,
+    package_description: Nullable(Type.String()),
+    recipient_name: Type.String(),
+    recipient_phone: Type.String(),
+    rider_id: Nullable(Uuid),
+    rider: Nullable(DeliveryRider),
+    base_fare: Cedis,
+    distance_km: Type.Number(),
+    distance_fee: Cedis,
+    service_fee: Cedis,
+    total_fare: Cedis,
+    payment_method: Type.Literal('gateway'),
+    payment_method_id: Uuid,
+    payment_status: PaymentStatus,
+    verification_method: VerificationMethod,
+    scheduled_at: Nullable(Timestamp),
+    additional_stops: Type.Array(DeliveryStop),
+    tracking_url: Type.String(),
+    created_at: Timestamp,
+    delivered_at: Nullable(Timestamp),
+    events: Type.Array(DeliveryEvent),
+  },
+  { $id: 'Delivery' },
+);
+export type DeliveryView = Static<typeof Delivery>;
+
+export const ListQuery = {
+  limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
+  offset: Type.Integer({ minimum: 0, default: 0 }),
+};
+
+export const PaymentMethodRequest = Type.Object(
+  {
+    provider: Provider,
+    phone: GhanaPhone,
+    account_name: PersonName,
+    is_default: Type.Optional(Type.Boolean()),
+  },
+  { $id: 'PaymentMethodRequest' },
+);
+export type PaymentMethodRequest = Static<typeof PaymentMethodRequest>;
+
+export const PaymentMethod = Type.Object(
+  {
+    id: Uuid,
+    provider: Provider,
+    phone: Type.String(),
+    account_name: Type.String(),
+    is_default: Type.Boolean(),
+    created_at: Timestamp,
+  },
+  { $id: 'PaymentMethod' },
+);
+
+export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { $id: 'Deleted' });
+
+export const WebhookRequest = Type.Object(
+  { webhook_url: Nullable(Type.String({ minLength: 1, maxLength: 2048 })) },
+  { $id: 'WebhookRequest' },
+);
+export const WebhookSetting = Type.Object(
+  { webhook_url: Nullable(Type.String()), webhook_secret: Nullable(Type.String()) },
+  { $id: 'WebhookSetting' },
+);
+export const WebhookUrl = Type.Object({ webhook_url: Nullable(Type.String()) }, { $id: 'WebhookUrl' });
+
+export const WebhookAttempt = Type.Object({
+  attempt: Type.Integer(),
+  status_code: Nullable(Type.Integer()),
+  latency_ms: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  next_retry_at: Nullable(Timestamp),
+  created_at: Timestamp,
+});
+export const WebhookDelivery = Type.Object(
+  {
+    id: Uuid,
+    event: Type.String(),
+    delivery_id: Nullable(Uuid),
+    state: literalUnion(['pending', 'delivered', 'failed', 'skipped'] as const),
+    created_at: Timestamp,
+    attempts: Type.Array(WebhookAttempt),
+  },
+  { $id: 'WebhookDelivery' },
+);
+
+export const PlaceSuggestion = Type.Object({ place_id: Type.String(), title: Type.String(), subtitle: Type.String() });
+export const ResolvedPlace = Type.Object({ address: Type.String(), lat: Type.Number(), lng: Type.Number() });
+
+export const PublicTracking = Type.Object(
+  {
+    reference: Type.String(),
+    status: DeliveryStatus,
+    package_size: PackageSize,
+    pickup_address: Type.String(),
+    pickup_lat: Type.Number(),
+    pickup_lng: Type.Number(),
+    dropoff_address: Type.String(),
+    dropoff_lat: Type.Number(),
+    dropoff_lng: Type.Number(),
+    recipient_name: Type.String(),
+    eta_min: Nullable(Type.Number()),
+    rider: Nullable(
+      Type.Object({
+        name: Type.String(),
+        vehicle: Nullable(Type.String()),
+        rating: Nullable(Type.Number()),
+        lat: Nullable(Type.Number()),
+        lng: Nullable(Type.Number()),
+      }),
+    ),
+    stops: Type.Array(
+      Type.Object({
+        dropoff_lat: Type.Number(),
+        dropoff_lng: Type.Number(),
+        status: literalUnion(['pending', 'delivered'] as const),
+        eta_min: Nullable(Type.Number()),
+      }),
+    ),
+    events: Type.Array(
+      Type.Object({ status: DeliveryStatus, lat: Nullable(Type.Number()), lng: Nullable(Type.Number()), created_at: Timestamp }),
+    ),
+  },
+  { $id: 'PublicTracking' },
+);
+
+// Rider app (DESIGN section 10).
+export const AvailabilityRequest = Type.Object({ online: Type.Boolean() }, { $id: 'AvailabilityRequest' });
+export const LocationRequest = Type.Object({ lat: Latitude, lng: Longitude }, { $id: 'LocationRequest' });
+export const Offer = Type.Object({
+  delivery_id: Uuid,
+  pickup_address: Type.String(),
+  pickup_lat: Type.Number(),
+  pickup_lng: Type.Number(),
+  dropoff_address: Type.String(),
+  stops_count: Type.Integer(),
+  package_size: PackageSize,
+  distance_km: Type.Number(),
+  expires_at: Timestamp,
+});
+export const RiderJob = Type.Object(
+  {
+    delivery_id: Uuid,
+    reference: Type.String(),
+    status: DeliveryStatus,
+    pickup_address: Type.String(),
+    pickup_lat: Type.Number(),
+    pickup_lng: Type.Number(),
+    dropoff_address: Type.String(),
+    dropoff_lat: Type.Number(),
+    dropoff_lng: Type.Number(),
+    recipient_name: Type.String(),
+    recipient_phone: Type.String(),
+    package_size: PackageSize,
+    package_description: Nullable(Type.String()),
+    verification_method: VerificationMethod,
+    stops: Type.Array(
+      Type.Object({
+        index: Type.Integer(),
+        dropoff_address: Type.String(),
+        dropoff_lat: Type.Number(),
+        dropoff_lng: Type.Number(),
+        recipient_name: Type.String(),
+        recipient_phone: Type.String(),
+        package_size: PackageSize,
+        package_description: Nullable(Type.String()),
+        status: literalUnion(['pending', 'delivered'] as const),
+      }),
+    ),
+  },
+  { $id: 'RiderJob' },
+);
+export const HandoverRequest = Type.Object({ otp: Type.Optional(Type.String({ maxLength: 12 })) }, { $id: 'HandoverRequest' });
+
+export const Health = Type.Object({ status: Type.String(), checks: Type.Optional(Type.Record(Type.String(), Type.String())) });

@@ -1,0 +1,71 @@
+import { Router } from 'express';
+import { DeliverySchema } from '../../db/entities';
+import { loadDelivery, loadDeliveryParts } from '../../db/delivery-reads';
+import { deliveryView } from '../../domain/delivery-view';
+import { cancelUpdate } from '../../workflows/messages';
+import type { AppDeps } from '../deps';
+import { ApiError, requireUuid } from '../errors';
+import { idempotent } from '../middleware/idempotency';
+import { partnerOf } from '../middleware/partner-auth';
+import type { BookingRequest } from '../openapi/schemas';
+import { createBookingService } from '../services/bookings';
+import { sendDeliveryUpdate } from '../services/delivery-commands';
+
+/** Booking, listing, fetching and cancelling a partner's deliveries. */
+export function createDeliveriesRouter(deps: AppDeps): Router {
+  const { orm, temporal, settings } = deps;
+  const router = Router();
+  const bookings = createBookingService(deps);
+
+  /** A delivery of this partner in this mode; anything else is unknown (404), never forbidden. */
+  async function ownDelivery(partnerId: string, mode: string, rawId: string | undefined) {
+    const id = requireUuid(rawId, 'Unknown delivery');
+    const parts = await loadDelivery(orm.em.fork(), id);
+    if (!parts || parts.delivery.partnerId !== partnerId || parts.delivery.mode !== mode) throw ApiError.notFound('Unknown delivery');
+    return parts;
+  }
+
+  router.post(
+    '/partner/deliveries',
+    idempotent(deps, 'deliveries'),
+    async (req, res) => {
+      const view = await bookings.book(partnerOf(res), req.body as BookingRequest);
+      res.status(201).json(view);
+    },
+  );
+
+  router.get('/partner/deliveries', async (req, res) => {
+    const { partnerId, mode } = partnerOf(res);
+    const query = req.query as { limit?: number; offset?: number; status?: string };
+    const em = orm.em.fork();
+    const deliveries = await em.find(
+      DeliverySchema,
+      { partnerId, mode, ...(query.status ? { status: query.status as never } : {}) },
+      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: Number(query.limit ?? 20), offset: Number(query.offset ?? 0) },
+    );
+    const parts = await loadDeliveryParts(em, deliveries);
+    res.json(parts.map((p) => deliveryView(p, settings.siteUrl)));
+  });
+
+  router.get('/partner/deliveries/:id', async (req, res) => {
+    const { partnerId, mode } = partnerOf(res);
+    res.json(deliveryView(await ownDelivery(partnerId, mode, req.params.id), settings.siteUrl));
+  });
+
+  router.post('/partner/deliveries/:id/cancel', async (req, res) => {
+    const { partnerId, mode } = partnerOf(res);
+    const parts = await ownDelivery(partnerId, mode, req.params.id);
+    if (parts.delivery.status !== 'cancelled') {
+      await sendDeliveryUpdate(
+        temporal,
+        parts.delivery.id,
+        (handle) => handle.executeUpdate(cancelUpdate),
+        async () => (await loadDelivery(orm.em.fork(), parts.delivery.id))?.delivery.status ?? null,
+      );
+    }
+    const fresh = await loadDelivery(orm.em.fork(), parts.delivery.id);
+    res.json(deliveryView(fresh ?? parts, settings.siteUrl));
+  });
+
+  return router;
+}

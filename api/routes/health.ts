@@ -1,0 +1,32 @@
+import { Router } from 'express';
+import type { AppDeps } from '../deps';
+import { envelope } from '../errors';
+
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref())]);
+}
+
+/** /healthz: the process is up. /readyz: Postgres and Temporal answer, so traffic can come. */
+export function createHealthRouter({ orm, temporal }: AppDeps): Router {
+  const router = Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const checks: Record<string, string> = {};
+    await Promise.all([
+      withTimeout(orm.em.fork().execute('select 1'), 2000).then(
+        () => (checks.database = 'ok'),
+        () => (checks.database = 'unreachable'),
+      ),
+      withTimeout(temporal.connection.workflowService.getSystemInfo({}), 2000).then(
+        () => (checks.temporal = 'ok'),
+        () => (checks.temporal = 'unreachable'),
+      ),
+    ]);
+    const ready = Object.values(checks).every((value) => value === 'ok');
+    if (ready) res.json({ status: 'ready', checks });
+    else res.status(503).json(envelope('unavailable', 'Not ready', { checks }));
+  });
+  return router;
+}

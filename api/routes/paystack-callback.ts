@@ -1,0 +1,35 @@
+import express, { Router } from 'express';
+import { deliveryWorkflowId } from '../../domain/reference';
+import { parsePaystackEvent, verifyPaystackSignature } from '../../integrations/mobile-money/paystack';
+import { paymentSettledSignal } from '../../workflows/messages';
+import type { AppDeps } from '../deps';
+import { ApiError } from '../errors';
+
+/**
+ * Paystack's `charge.success` / `charge.failed` callback. The signature is checked over the raw
+ * bytes; a valid one signals the delivery workflow, which ignores anything after the first outcome
+ * (so a callback delivered twice changes nothing).
+ */
+export function createPaystackCallbackRouter({ settings, temporal, logger }: AppDeps): Router {
+  const router = Router();
+  router.post('/payments/paystack/webhook', express.raw({ type: '*/*', limit: '100kb' }), async (req, res) => {
+    const secret = settings.paystackSecretKey;
+    const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+    if (!secret || !verifyPaystackSignature(raw, req.get('x-paystack-signature'), secret)) {
+      throw ApiError.unauthorized('The callback signature is not valid');
+    }
+    const event = parsePaystackEvent(raw);
+    if (event && event.result.state !== 'pending') {
+      try {
+        await temporal.workflow
+          .getHandle(deliveryWorkflowId(event.reference))
+          .signal(paymentSettledSignal, { state: event.result.state, reason: event.result.reason });
+      } catch (error) {
+        // A reference that is not one of ours, or a delivery already finished: acknowledge anyway.
+        logger.warn('Paystack callback for an unknown or finished delivery', { reference: event.reference, error: String(error) });
+      }
+    }
+    res.json({ received: true });
+  });
+  return router;
+}

@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { PaymentMethodSchema } from '../../db/entities';
+import { loadDelivery } from '../../db/delivery-reads';
+import { deliveryView, type DeliveryResource } from '../../domain/delivery-view';
+import type { LatLng } from '../../domain/geo';
+import { isGhanaPhone } from '../../domain/phone';
+import { priceRoute } from '../../domain/pricing';
+import { deliveryReference, deliveryWorkflowId } from '../../domain/reference';
+import {
+  DeliveryReferenceKey,
+  DeliveryStatusKey,
+  PartnerIdKey,
+  PaymentStatusKey,
+  type DeliveryWorkflowInput,
+} from '../../workflows/messages';
+import type { AppDeps } from '../deps';
+import { ApiError } from '../errors';
+import type { PartnerAuth } from '../middleware/partner-auth';
+import type { BookingRequest } from '../openapi/schemas';
+import { deliveryTimings } from './timings';
+
+/** How far ahead a delivery may be booked. */
+const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
+
+function checkPhones(body: BookingRequest): void {
+  const wrong: Record<string, string> = {};
+  if (!isGhanaPhone(body.recipient_phone)) wrong.recipient_phone = 'is not a valid Ghana phone number';
+  body.additional_stops?.forEach((stop, index) => {
+    if (!isGhanaPhone(stop.recipient_phone)) wrong[`additional_stops[${index}].recipient_phone`] = 'is not a valid Ghana phone number';
+  });
+  if (Object.keys(wrong).length) throw ApiError.badRequest('The request is not valid', wrong);
+}
+
+function checkSchedule(scheduledAt: string | undefined): Date | null {
+  if (!scheduledAt) return null;
+  const at = new Date(scheduledAt);
+  if (Number.isNaN(at.getTime())) throw ApiError.badRequest('The request is not valid', { scheduled_at: 'is not a valid time' });
+  if (at.getTime() - Date.now() > MAX_SCHEDULE_AHEAD_MS) {
+    throw ApiError.badRequest('The request is not valid', { scheduled_at: 'must be within 30 days' });
+  }
+  return at;
+}
+
+/** The route in visiting order: pickup, each additional stop, the final drop-off. */
+export function routeOf(body: {
+  pickup_lat: number;
+  pickup_lng: number;
+  dropoff_lat: number;
+  dropoff_lng: number;
+  additional_stops?: { dropoff_lat: number; dropoff_lng: number }[];
+}): LatLng[] {
+  return [
+    { lat: body.pickup_lat, lng: body.pickup_lng },
+    ...(body.additional_stops ?? []).map((s) => ({ lat: s.dropoff_lat, lng: s.dropoff_lng })),
+    { lat: body.dropoff_lat, lng: body.dropoff_lng },
+  ];
+}
+
+export function createBookingService({ orm, temporal, settings, routing }: AppDeps) {
+  async function chooseAccount(auth: PartnerAuth, paymentMethodId: string | undefined) {
+    const em = orm.em.fork();
+    const where = { partnerId: auth.partnerId, mode: auth.mode, deletedAt: null };
+    if (paymentMethodId) {
+      const account = await em.findOne(PaymentMethodSchema, { ...where, id: paymentMethodId });
+      if (!account) {
+        throw ApiError.badRequest('The payment method is unknown or was removed', { payment_method_id: 'is not a registered account' });
+      }
+      return account;
+    }
+    const account = await em.findOne(PaymentMethodSchema, { ...where, isDefault: true });
+    if (!account) {
+      throw ApiError.badRequest('Register a Mobile Money account before booking', {
+        payment_method_id: 'no Mobile Money account is registered',
+      });
+    }
+    return account;
+  }
+
+  return {
+    /**
+     * Books a delivery. The row and the workflow come into being together: the workflow is
+     * started inside the row's transaction, so a failed start rolls the row back, and a row
+     * that fails to commit leaves a workflow that finds no booking and ends without a trace.
+     */
+    async book(auth: PartnerAuth, body: BookingRequest): Promise<DeliveryResource> {
+      checkPhones(body);
+      const scheduledAt = checkSchedule(body.scheduled_at);
+      const account = await chooseAccount(auth, body.payment_method_id);
+      const route = routeOf(body);
+      const fare = priceRoute((await routing.route(route)).distanceMeters);
+
+      const id = randomUUID();
+      const reference = deliveryReference(id, settings.referencePrefix);
+      const now = new Date();
+      const input: DeliveryWorkflowInput = {
+        deliveryId: id,
+        partnerId: auth.partnerId,
+        mode: auth.mode,
+        reference,
+        pickup: route[0] as LatLng,
+        stops: route.slice(1, -1),
+        dropoff: route[route.length - 1] as LatLng,
+        verificationMethod: body.verification_method ?? 'none',
+        ...(scheduledAt && scheduledAt > now ? { scheduledAt: scheduledAt.toISOString() } : {}),
+        timings: deliveryTimings(settings),
+      };
+
+      const em = orm.em.fork();
+      await em.transactional(async (tx) => {
+        await tx.execute(
+          `insert into deliveries (id, partner_id, mode, reference, payment_method_id, pickup_address, pickup_lat, pickup_lng,
+             dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone,
+             verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, created_at, updated_at)
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [
+            id, auth.partnerId, auth.mode, reference, account.id, body.pickup_address, body.pickup_lat, body.pickup_lng,
+            body.dropoff_address, body.dropoff_lat, body.dropoff_lng, body.package_size, body.package_description ?? null,
+            body.recipient_name, body.recipient_phone, input.verificationMethod, scheduledAt, fare.baseFare,
+            Math.round(fare.distanceMeters), fare.distanceFee, fare.serviceFee, fare.totalFare, now, now,
+          ],
+        );
+        for (const [position, stop] of (body.additional_stops ?? []).entries()) {
+          await tx.execute(
+            `insert into delivery_stops (delivery_id, position, dropoff_address, dropoff_lat, dropoff_lng, recipient_name,
+               recipient_phone, package_size, package_description) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            [id, position, stop.dropoff_address, stop.dropoff_lat, stop.dropoff_lng, stop.recipient_name, stop.recipient_phone,
+              stop.package_size, stop.package_description ?? null],
+          );
+        }
+        await tx.execute(`insert into delivery_events (delivery_id, status, created_at) values (?, 'pending', ?)`, [id, now]);
+        await temporal.workflow.start('deliveryWorkflow', {
+          workflowId: deliveryWorkflowId(id),
+          taskQueue: settings.temporalTaskQueue,
+          args: [input],
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          typedSearchAttributes: [
+            { key: DeliveryStatusKey, value: 'pending' },
+            { key: PaymentStatusKey, value: 'pending' },
+            { key: PartnerIdKey, value: auth.partnerId },
+            { key: DeliveryReferenceKey, value: reference },
+          ],
+        });
+      });
+      const parts = await loadDelivery(orm.em.fork(), id);
+      if (!parts) throw new Error('A committed booking could not be read back');
+      return deliveryView(parts, settings.siteUrl);
+    },
+  };
+}

@@ -1,0 +1,45 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { deliveryWorkflowId } from '../../domain/reference';
+import { FAILURE, type DeliveryState } from '../../workflows/messages';
+import { ApiError } from '../errors';
+
+/**
+ * Sends a message that needs an answer to a delivery workflow, as a Temporal Update, and maps a
+ * refusal by its validator or handler to the contract's errors.
+ */
+export async function sendDeliveryUpdate(
+  temporal: Client,
+  deliveryId: string,
+  send: (handle: WorkflowHandle) => Promise<DeliveryState>,
+  currentStatus: () => Promise<string | null>,
+): Promise<DeliveryState> {
+  try {
+    return await send(temporal.workflow.getHandle(deliveryWorkflowId(deliveryId)));
+  } catch (error) {
+    if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
+      const failure = error.cause;
+      const details = (failure.details?.[0] ?? {}) as Record<string, unknown>;
+      switch (failure.type) {
+        case FAILURE.conflict:
+          throw ApiError.conflict(failure.message, details);
+        case FAILURE.notYourJob:
+          throw ApiError.notFound(failure.message);
+        case FAILURE.invalidTransition:
+        case FAILURE.verificationFailed:
+          throw ApiError.badRequest(failure.message, details);
+      }
+    }
+    if (error instanceof WorkflowNotFoundError || isCompletedError(error)) {
+      // The workflow has finished: the delivery is terminal and refuses every message.
+      const status = await currentStatus();
+      if (status === null) throw ApiError.notFound('Unknown delivery');
+      throw ApiError.badRequest(`The delivery is ${status}`, { status });
+    }
+    throw error;
+  }
+}
+
+function isCompletedError(error: unknown): boolean {
+  return /already completed|workflow execution already/i.test((error as Error)?.message ?? '');
+}

@@ -1,0 +1,78 @@
+import type { Request } from 'express';
+import { hashHandoverCode, FINAL_DROP } from '../../activities/booking';
+import type { HandoverProof } from '../../workflows/messages';
+import type { AppDeps } from '../deps';
+import { ApiError } from '../errors';
+
+/** A multipart file as the upload parser leaves it on the request. */
+interface UploadedFile {
+  fieldname: string;
+  mimetype: string;
+  size: number;
+  buffer: Buffer;
+}
+
+/** Photo types and size accepted as proof of hand-over. */
+export const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
+export const PHOTO_MAX_BYTES = 5 * 1024 * 1024;
+
+/** Leading bytes of each accepted type, so a renamed text file is not taken for a photo. */
+function looksLikeImage(bytes: Buffer): boolean {
+  return (
+    (bytes[0] === 0xff && bytes[1] === 0xd8) ||
+    bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) ||
+    (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP')
+  );
+}
+
+/**
+ * Checks the proof a rider brings to a hand-over, before the workflow is told. The code is
+ * checked against its hash in Postgres and never enters workflow history. Wrong codes are
+ * counted; after `otpMaxAttempts` the stop is locked for `otpLockSeconds`, then tries resume.
+ */
+export async function checkHandoverProof(
+  { orm, photos, settings }: AppDeps,
+  req: Request,
+  delivery: { id: string; verificationMethod: string },
+  position: number,
+): Promise<HandoverProof> {
+  if (delivery.verificationMethod === 'otp') {
+    const otp = (req.body as { otp?: unknown } | undefined)?.otp;
+    if (typeof otp !== 'string' || otp.length === 0) throw ApiError.badRequest('The recipient’s code is required', { otp: 'is required' });
+    const em = orm.em.fork();
+    const [row] = await em.execute<{ code_hash: string; locked: boolean }[]>(
+      `select code_hash, coalesce(locked_until > now(), false) as locked from delivery_otps where delivery_id = ? and position = ?`,
+      [delivery.id, position],
+    );
+    if (!row) throw ApiError.badRequest('No code was issued for this hand-over yet; try again in a moment', { otp: 'not issued yet' });
+    if (row.locked) throw ApiError.badRequest('Too many wrong codes; try again later', { otp: 'locked for a while after wrong tries' });
+    if (hashHandoverCode(delivery.id, position, otp.trim()) !== row.code_hash) {
+      await em.execute(
+        `update delivery_otps set locked_until = case when failed_attempts + 1 >= ? then now() + (? || ' seconds')::interval else locked_until end,
+           failed_attempts = case when failed_attempts + 1 >= ? then 0 else failed_attempts + 1 end
+         where delivery_id = ? and position = ?`,
+        [settings.otpMaxAttempts, String(settings.otpLockSeconds), settings.otpMaxAttempts, delivery.id, position],
+      );
+      throw ApiError.badRequest('The code is wrong', { otp: 'does not match' });
+    }
+    return { kind: 'otp' };
+  }
+  if (delivery.verificationMethod === 'photo') {
+    const files = (req as Request & { files?: UploadedFile[] }).files ?? [];
+    const photo = files.find((f) => f.fieldname === 'photo');
+    if (!photo) throw ApiError.badRequest('A photo of the hand-over is required', { photo: 'is required (multipart field "photo")' });
+    if (!PHOTO_TYPES.includes(photo.mimetype) || !looksLikeImage(photo.buffer)) {
+      throw ApiError.badRequest('The photo must be a JPEG, PNG or WebP image', { photo: 'must be image/jpeg, image/png or image/webp' });
+    }
+    if (photo.size > PHOTO_MAX_BYTES) throw ApiError.badRequest('The photo is larger than 5 MB', { photo: 'must be at most 5 MB' });
+    const name = `${delivery.id}-${position === FINAL_DROP ? 'final' : `stop-${position}`}-${Date.now()}.${photo.mimetype.split('/')[1]}`;
+    const storageKey = await photos.put(name, photo.buffer, photo.mimetype);
+    await orm.em.fork().execute(
+      `insert into handover_photos (delivery_id, position, storage_key, content_type, size_bytes) values (?, ?, ?, ?, ?)
+       on conflict (delivery_id, position) do update set storage_key = excluded.storage_key`,
+      [delivery.id, position, storageKey, photo.mimetype, photo.size],
+    );
+    return { kind: 'photo', storageKey };
+  }
+  return { kind: 'none' };
+}

@@ -1,0 +1,58 @@
+/**
+ * The delivery state machine of the contract ("States and transitions"), in one table.
+ * The workflow's validators, the API and the tests all read it from here.
+ */
+export const DELIVERY_STATUSES = [
+  'pending',
+  'accepted',
+  'picked_up',
+  'in_transit',
+  'delivered',
+  'cancelled',
+  'expired',
+] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+export const TERMINAL_STATUSES: readonly DeliveryStatus[] = ['delivered', 'cancelled', 'expired'];
+
+/** Which status may follow which. A delivery moves forward only. */
+export const TRANSITIONS: Readonly<Record<DeliveryStatus, readonly DeliveryStatus[]>> = {
+  pending: ['accepted', 'cancelled', 'expired'],
+  accepted: ['picked_up', 'cancelled'],
+  picked_up: ['in_transit'],
+  in_transit: ['delivered'],
+  delivered: [],
+  cancelled: [],
+  expired: [],
+};
+
+/** Statuses in which a partner may still cancel (the rider does not hold the parcel yet). */
+export const CANCELLABLE: readonly DeliveryStatus[] = ['pending', 'accepted'];
+
+/** Statuses in which a rider holds the job. */
+export const ACTIVE_FOR_RIDER: readonly DeliveryStatus[] = ['accepted', 'picked_up', 'in_transit'];
+
+export function canTransition(from: DeliveryStatus, to: DeliveryStatus): boolean {
+  return TRANSITIONS[from].includes(to);
+}
+
+export function isTerminal(status: DeliveryStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
+
+/** The webhook event a status change emits; `pending` emits none. */
+export function eventNameFor(status: DeliveryStatus): string | null {
+  return status === 'pending' ? null : `delivery.${status}`;
+}
+
+export const PAYMENT_STATUSES = ['pending', 'paid', 'failed'] as const;
+export type PaymentStatus = (typeof PAYMENT_STATUSES)[number];
+
+export const VERIFICATION_METHODS = ['none', 'otp', 'photo'] as const;
+export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
+
+export const PACKAGE_SIZES = ['small', 'medium', 'large'] as const;
+export type PackageSize = (typeof PACKAGE_SIZES)[number];
+
+/** Each additional stop is `pending` until its parcel is handed over. */
+export type StopStatus = 'pending' | 'delivered';

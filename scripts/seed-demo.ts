@@ -1,0 +1,39 @@
+import { createApiKey, createPartner } from '../db/accounts';
+import { initOrm } from '../db/orm';
+import { hashPassword } from '../api/dashboard/passwords';
+
+/**
+ * Used by `npm start`: a demo partner (created once) with a Mobile Money account on the sandbox
+ * network, and a fresh test-mode key to print (a key's secret can only be shown when created).
+ */
+const DEMO = { email: 'demo@example.com', password: 'demo-password', business: 'Demo Shop Ltd' };
+
+async function main(): Promise<void> {
+  const orm = await initOrm(process.env.DATABASE_URL as string, 2);
+  const em = orm.em.fork();
+  try {
+    const [existing] = await em.execute<{ id: string }[]>('select id from partners where lower(email) = lower(?)', [DEMO.email]);
+    const partnerId =
+      existing?.id ??
+      (
+        await createPartner(em, {
+          email: DEMO.email,
+          businessName: DEMO.business,
+          passwordHash: await hashPassword(DEMO.password),
+          confirmed: true,
+        })
+      ).partnerId;
+    await em.execute(
+      `insert into payment_methods (id, partner_id, mode, provider, phone, account_name, is_default)
+       select gen_random_uuid(), ?, 'test', 'network_a', '+233241234567', 'Demo Shop Ltd', true
+       where not exists (select 1 from payment_methods where partner_id = ? and mode = 'test' and deleted_at is null)`,
+      [partnerId, partnerId],
+    );
+    const key = await createApiKey(em, { partnerId, label: `npm start ${new Date().toISOString()}`, mode: 'test' });
+    process.stdout.write(`${JSON.stringify({ partner_id: partnerId, email: DEMO.email, password: DEMO.password, api_key: key.apiKey })}\n`);
+  } finally {
+    await orm.close();
+  }
+}
+
+void main();

@@ -1,0 +1,143 @@
+// `npm start`: everything a new machine needs, then the whole stack in the foreground.
+import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.mjs';
+
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
+const dataDir = path.join(root, '.data');
+const stackFile = path.join(dataDir, 'stack.json');
+
+function alreadyRunning() {
+  if (!existsSync(stackFile)) return null;
+  try {
+    const stack = JSON.parse(readFileSync(stackFile, 'utf8'));
+    process.kill(stack.pid, 0);
+    return stack;
+  } catch {
+    return null;
+  }
+}
+
+async function main() {
+  mkdirSync(dataDir, { recursive: true });
+  const running = alreadyRunning();
+  if (running) {
+    say(`The stack is already running (pid ${running.pid}): API ${running.apiUrl}, Temporal UI ${running.temporalUiUrl}.`);
+    say('Stop it with Ctrl-C in its terminal first, or use it as it is.');
+    process.exit(1);
+  }
+  ensureDependencies();
+  const cli = ensureTemporalCli();
+  const { startTemporal, startEmbeddedPostgres, migrate, portInUse } = await import('./lib/stack.mjs');
+  const { startNodeProcess, stopAll } = await import('./lib/pids.mjs');
+
+  const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
+  const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
+  const apiPort = Number(process.env.PORT ?? 3000);
+  for (const [port, what] of [[temporalPort, 'Temporal'], [uiPort, 'the Temporal UI'], ...(only ? [] : [[apiPort, 'the API']])]) {
+    if (await portInUse(port)) {
+      say(`Port ${port} (for ${what}) is already in use. Is another stack running? Free it or set the port in the environment.`);
+      process.exit(1);
+    }
+  }
+
+  const stops = [];
+  let stopping = false;
+  const shutdown = async (code = 0) => {
+    if (stopping) return;
+    stopping = true;
+    say('Stopping…');
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    rmSync(stackFile, { force: true });
+    process.exit(code);
+  };
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+
+  try {
+    say('Starting the Temporal dev server…');
+    const temporal = await startTemporal({
+      cli,
+      port: temporalPort,
+      uiPort,
+      dbFile: path.join(dataDir, 'temporal.sqlite'),
+      logFile: path.join(dataDir, 'logs', 'temporal.log'),
+    });
+    stops.push(temporal.stop);
+    writeFileSync(stackFile, JSON.stringify({ pid: process.pid, temporalUiUrl: temporal.uiUrl, apiUrl: `http://localhost:${apiPort}` }));
+    if (only === 'temporal') {
+      say(`Temporal at ${temporal.address}, UI at ${temporal.uiUrl}. Ctrl-C stops it.`);
+      return;
+    }
+
+    let databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) {
+      say('Starting the embedded PostgreSQL…');
+      const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: Number(process.env.PG_PORT ?? 54329) });
+      stops.push(pg.stop);
+      databaseUrl = pg.url;
+    }
+    migrate(databaseUrl);
+
+    const env = {
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      PORT: String(apiPort),
+      NODE_ENV: process.env.NODE_ENV ?? 'development',
+    };
+    const seed = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['scripts/seed-demo.ts'], {
+      cwd: root,
+      env: { ...process.env, ...env },
+      encoding: 'utf8',
+    });
+    if (seed.status !== 0) throw new Error(`Seeding the demo partner failed:\n${seed.stderr}`);
+    const demo = JSON.parse(seed.stdout.trim().split('\n').pop());
+
+    const worker = startNodeProcess('worker', 'workers/main.ts', env);
+    stops.push(() => stopAll([worker]));
+    const api = startNodeProcess('api', 'api/main.ts', env);
+    stops.push(() => stopAll([api]));
+    for (const child of [worker, api]) {
+      child.once('exit', (code) => {
+        if (!stopping) {
+          say(`The ${child.name} process exited (${code}); stopping the stack.`);
+          void shutdown(1);
+        }
+      });
+    }
+    writeFileSync(
+      stackFile,
+      JSON.stringify({ pid: process.pid, temporalUiUrl: temporal.uiUrl, apiUrl: `http://localhost:${apiPort}`, databaseUrl }),
+    );
+    const base = `http://localhost:${apiPort}`;
+    for (let i = 0; i < 150; i++) {
+      const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
+      if (ready) break;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    process.stdout.write(`
+  Partner Delivery Service is running.
+
+  API            ${base}/api/v1
+  API docs       ${base}/docs
+  Dashboard      ${base}/dashboard
+  Temporal UI    ${temporal.uiUrl}
+  Database       ${databaseUrl.replace(/:[^:@/]+@/, ':•••@')}
+
+  Demo partner   ${demo.email} (password: ${demo.password})
+  Test API key   ${demo.api_key}
+
+  Try:  curl -s ${base}/api/v1/partner/quotes -H "Authorization: Bearer ${demo.api_key}" \\
+          -H "Content-Type: application/json" \\
+          -d '{"pickup_lat":5.5497,"pickup_lng":-0.2096,"dropoff_lat":5.6052,"dropoff_lng":-0.1668}'
+
+  Ctrl-C stops everything.
+`);
+  } catch (error) {
+    say(error instanceof Error ? error.message : String(error));
+    await shutdown(1);
+  }
+}
+
+void main();

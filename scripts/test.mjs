@@ -1,0 +1,70 @@
+// `npm test`: the same preparation as `npm start` (on ports of its own), then every test.
+// Extra arguments go to jest: `npm test -- test/integration/deliveries.test.ts`.
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.mjs';
+
+const started = Date.now();
+const jestArgs = process.argv.slice(2);
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+
+function run(what, command, args, env = {}) {
+  say(what);
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } });
+  return result.status ?? 1;
+}
+
+async function main() {
+  ensureDependencies();
+  const cli = ensureTemporalCli();
+  const { startTemporal, startEmbeddedPostgres, migrate, freePort } = await import('./lib/stack.mjs');
+  const dataDir = path.join(root, '.data', 'test');
+  const stops = [];
+  let code = 1;
+  try {
+    if (jestArgs.length === 0) {
+      if (run('Type-checking', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']) !== 0) return 1;
+      if (run('Linting (ESLint and the workflow dependency rule)', 'npm', ['run', '--silent', 'lint']) !== 0) return 1;
+    }
+    say('Starting a Temporal dev server for the tests…');
+    const temporal = await startTemporal({
+      cli,
+      port: await freePort(),
+      headless: true,
+      logFile: path.join(dataDir, 'temporal.log'),
+    });
+    stops.push(temporal.stop);
+
+    let databaseUrl = process.env.DATABASE_URL;
+    if (!databaseUrl) {
+      say('Starting an embedded PostgreSQL for the tests…');
+      const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: await freePort(), fresh: true });
+      stops.push(pg.stop);
+      databaseUrl = pg.url;
+    }
+    migrate(databaseUrl);
+
+    const bundle = path.join(dataDir, 'workflow-bundle.js');
+    if (run('Bundling the workflows once for every test worker', bin('tsx'), ['scripts/bundle-workflows.ts', bundle]) !== 0) return 1;
+
+    code = run('Running the tests', bin('jest'), ['--ci', ...jestArgs], {
+      NODE_ENV: 'test',
+      TEST_DATABASE_URL: databaseUrl,
+      TEST_TEMPORAL_ADDRESS: temporal.address,
+      TEST_TEMPORAL_CLI: cli,
+      WORKFLOW_BUNDLE: bundle,
+    });
+    return code;
+  } finally {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    say(`npm test finished in ${Math.round((Date.now() - started) / 1000)} s`);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    say(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  },
+);

@@ -1,0 +1,59 @@
+import { api } from './http';
+
+/** Sandbox test numbers (DESIGN section 6). */
+export const SANDBOX = {
+  ok: '+233241230001',
+  named: '+233241231111',
+  missing: '+233241230000',
+  declines: '+233241232222',
+  outage: '+233241233333',
+  networkB: '+233201234567',
+};
+
+export const ACCRA = {
+  makola: { lat: 5.5497, lng: -0.2096 },
+  osu: { lat: 5.556, lng: -0.1823 },
+  airport: { lat: 5.6052, lng: -0.1668 },
+  legon: { lat: 5.6508, lng: -0.1869 },
+};
+
+export function bookingBody(overrides: Record<string, unknown> = {}) {
+  return {
+    pickup_address: 'Makola Market, Accra',
+    pickup_lat: ACCRA.makola.lat,
+    pickup_lng: ACCRA.makola.lng,
+    dropoff_address: 'Kotoka International Airport, Accra',
+    dropoff_lat: ACCRA.airport.lat,
+    dropoff_lng: ACCRA.airport.lng,
+    package_size: 'small',
+    recipient_name: 'Ama Serwaa Mensah',
+    recipient_phone: '+233241234567',
+    payment_method: 'gateway',
+    ...overrides,
+  };
+}
+
+export function stopBody(overrides: Record<string, unknown> = {}) {
+  return {
+    dropoff_address: 'Osu Oxford Street, Accra',
+    dropoff_lat: ACCRA.osu.lat,
+    dropoff_lng: ACCRA.osu.lng,
+    recipient_name: 'Yaw Boateng',
+    recipient_phone: '+233201112233',
+    package_size: 'small',
+    ...overrides,
+  };
+}
+
+/** Registers a sandbox Mobile Money account for the key's mode. */
+export async function registerAccount(baseUrl: string, key: string, phone = SANDBOX.ok, provider = 'network_a') {
+  const res = await api(baseUrl, key).post('/partner/payment-methods', { provider, phone, account_name: 'Test Shop Ltd' });
+  if (res.status !== 201) throw new Error(`register account: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string };
+}
+
+export async function book(baseUrl: string, key: string, overrides: Record<string, unknown> = {}) {
+  const res = await api(baseUrl, key).post('/partner/deliveries', bookingBody(overrides));
+  if (res.status !== 201) throw new Error(`book: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body as { id: string; status: string; [key: string]: any };
+}

@@ -1,0 +1,2 @@
+/** Services are stopped by `npm test` itself. */
+export default function globalTeardown(): void {}

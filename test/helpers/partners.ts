@@ -1,0 +1,25 @@
+import type { Orm } from '../../db/orm';
+import { createApiKey, createPartner, createRider } from '../../db/accounts';
+
+let counter = 0;
+
+/** A confirmed partner with a live key and a test key. */
+export async function makePartner(orm: Orm, name = 'Test Shop') {
+  counter += 1;
+  const em = orm.em.fork();
+  const { partnerId } = await createPartner(em, {
+    email: `partner-${Date.now()}-${counter}-${Math.random().toString(36).slice(2)}@example.com`,
+    businessName: name,
+    confirmed: true,
+  });
+  const live = await createApiKey(em, { partnerId, label: 'live', mode: 'live' });
+  const test = await createApiKey(em, { partnerId, label: 'test', mode: 'test' });
+  return { partnerId, liveKey: live.apiKey, testKey: test.apiKey, liveKeyId: live.keyId };
+}
+
+/** A rider near a point, online, with a token for the rider API. */
+export async function makeRider(orm: Orm, at = { lat: 5.55, lng: -0.2 }, name = 'Kofi Mensah') {
+  const rider = await createRider(orm.em.fork(), { name, vehicle: 'Motorbike', lat: at.lat, lng: at.lng });
+  await orm.em.fork().execute('update riders set online = true where id = ?', [rider.riderId]);
+  return rider;
+}

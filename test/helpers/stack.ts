@@ -1,0 +1,151 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, type Worker } from '@temporalio/worker';
+import { createApp } from '../../api/app';
+import type { AppDeps } from '../../api/deps';
+import { AxiosWebhookHttp } from '../../activities/webhook-http';
+import type { ActivityDeps } from '../../activities/deps';
+import { createLogger } from '../../config/logger';
+import { loadSettings, type Settings } from '../../config/settings';
+import { initOrm, type Orm } from '../../db/orm';
+import { deliveryWorkflowId } from '../../domain/reference';
+import { selectGateways } from '../../integrations/mobile-money/select';
+import { selectMapProviders } from '../../integrations/select';
+import { OutboxSms } from '../../integrations/sms/outbox';
+import { LocalFilePhotos } from '../../integrations/storage/local-files';
+import { paymentSettledSignal } from '../../workflows/messages';
+import { createWorker } from '../../workers/worker';
+
+/** Short timers: time-skipping is not available on the dev server, so tests shrink every wait. */
+export const FAST_TIMINGS: Record<string, string> = {
+  DISPATCH_TIMEOUT_SECONDS: '30',
+  DISPATCH_WIDEN_SECONDS: '1',
+  WEBHOOK_RETRY_INITIAL_SECONDS: '0.2',
+  WEBHOOK_RETRY_COEFFICIENT: '2',
+  WEBHOOK_TIMEOUT_SECONDS: '2',
+  ROBO_RIDER_STEP_SECONDS: '0.1',
+  PAYMENT_POLL_SECONDS: '0.5',
+  SANDBOX_CONFIRM_MS: '200',
+};
+
+export interface TestStack {
+  settings: Settings;
+  orm: Orm;
+  temporal: Client;
+  baseUrl: string;
+  worker: Worker | null;
+  deps: AppDeps;
+  /** Restarts the worker (after `stopWorker`), as a crashed worker process would be. */
+  startWorker(): Promise<void>;
+  stopWorker(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StackOptions {
+  env?: Record<string, string>;
+  /** Start without a worker (the test starts it later, or never). */
+  withoutWorker?: boolean;
+  activityOverrides?: Partial<ActivityDeps>;
+  appOverrides?: Partial<AppDeps>;
+}
+
+/**
+ * A real API (listening on a loopback port) and a real worker on a task queue of this test
+ * file's own, against the shared dev server and database that `npm test` started.
+ */
+export async function startTestStack(options: StackOptions = {}): Promise<TestStack> {
+  const settings = loadSettings({
+    ...process.env,
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'error',
+    DATABASE_URL: process.env.TEST_DATABASE_URL,
+    TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS,
+    TEMPORAL_TASK_QUEUE: `test-${randomUUID()}`,
+    DATABASE_POOL_MAX: '8',
+    ...FAST_TIMINGS,
+    ...options.env,
+  });
+  const logger = createLogger({ level: settings.logLevel, json: false, service: 'test' });
+  const orm = await initOrm(settings.databaseUrl, settings.databasePoolMax);
+  const clientConnection = await Connection.connect({ address: settings.temporalAddress });
+  const temporal = new Client({ connection: clientConnection, namespace: settings.temporalNamespace });
+  const { sandbox, gateways } = selectGateways(settings, () => orm.em.fork());
+  sandbox.onSettled(async (reference, result) => {
+    if (result.state === 'pending') return;
+    await temporal.workflow
+      .getHandle(deliveryWorkflowId(reference))
+      .signal(paymentSettledSignal, { state: result.state, reason: result.reason })
+      .catch(() => undefined);
+  });
+  const maps = selectMapProviders(settings, logger);
+  const deps: AppDeps = {
+    settings,
+    orm,
+    temporal,
+    logger,
+    gateways,
+    photos: new LocalFilePhotos(`${settings.dataDir}/test/uploads`),
+    validateResponses: true,
+    ...maps,
+    ...options.appOverrides,
+  };
+  const app = createApp(deps);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+  let nativeConnection: NativeConnection | null = null;
+  let running: Promise<void> | null = null;
+  const stack: TestStack = {
+    settings,
+    orm,
+    temporal,
+    baseUrl,
+    worker: null,
+    deps,
+    async startWorker() {
+      nativeConnection ??= await NativeConnection.connect({ address: settings.temporalAddress });
+      const worker = await createWorker({
+        connection: nativeConnection,
+        namespace: settings.temporalNamespace,
+        taskQueue: settings.temporalTaskQueue,
+        workflowBundlePath: process.env.WORKFLOW_BUNDLE,
+        deps: {
+          orm,
+          gateways,
+          sms: new OutboxSms(() => orm.em.fork()),
+          webhookHttp: new AxiosWebhookHttp({
+            timeoutMs: settings.webhookTimeoutSeconds * 1000,
+            allowPrivateAddresses: settings.nodeEnv !== 'production',
+            userAgent: 'PartnerDeliveryService-Webhooks/1.0',
+          }),
+          temporal,
+          logger,
+          settings,
+          ...options.activityOverrides,
+        },
+      });
+      stack.worker = worker;
+      running = worker.run();
+    },
+    async stopWorker() {
+      if (stack.worker && stack.worker.getState() === 'RUNNING') stack.worker.shutdown();
+      await running;
+      running = null;
+      stack.worker = null;
+    },
+    async close() {
+      await stack.stopWorker();
+      await new Promise((resolve) => server.close(resolve));
+      server.closeAllConnections();
+      await nativeConnection?.close();
+      await clientConnection.close();
+      await orm.close();
+    },
+  };
+  if (!options.withoutWorker) await stack.startWorker();
+  return stack;
+}

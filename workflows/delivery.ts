@@ -1,0 +1,362 @@
+import {
+  ApplicationFailure,
+  ParentClosePolicy,
+  allHandlersFinished,
+  condition,
+  proxyActivities,
+  setHandler,
+  startChild,
+  upsertSearchAttributes,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { Activities } from '../activities';
+import { CANCELLABLE, isTerminal, type DeliveryStatus, type PaymentStatus } from '../domain/lifecycle';
+import {
+  DeliveryStatusKey,
+  FAILURE,
+  PaymentStatusKey,
+  acceptUpdate,
+  cancelUpdate,
+  completeStopUpdate,
+  deliverUpdate,
+  departUpdate,
+  paymentSettledSignal,
+  pickupUpdate,
+  stateQuery,
+  type DeliveryState,
+  type DeliveryWorkflowInput,
+  type HandoverProof,
+  type RiderAction,
+} from './messages';
+import { roboRiderWorkflow } from './robo-rider';
+
+/** How long a debit may stay unconfirmed before it is treated as failed. */
+const PAYMENT_CONFIRM_LIMIT_SECONDS = 30 * 60;
+
+/**
+ * One delivery, from booking to a terminal status: the single writer of its state. It owns the
+ * state machine (domain/lifecycle.ts), the dispatch deadline, the debit and the webhooks.
+ */
+export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryState> {
+  const t = input.timings;
+
+  // Database writes retry until Postgres answers: a transition a rider was told happened is never lost.
+  const db = proxyActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  });
+  // The booking row is committed by the API right after it starts this workflow; allow it a moment.
+  const booking = proxyActivities<Activities>({
+    startToCloseTimeout: '10 seconds',
+    retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: 8 },
+  });
+  // Outages are retried with backoff; a decline comes back as a result, not an error.
+  const gateway = proxyActivities<Activities>({
+    startToCloseTimeout: '30 seconds',
+    retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumAttempts: 5 },
+  });
+  // Contract: "retried with exponential backoff, at most five times" → 6 attempts in all;
+  // intervals 15 s × 5ⁿ (DESIGN section 9), so the last wait is initial × coefficient⁴.
+  const webhooks = proxyActivities<Activities>({
+    startToCloseTimeout: `${t.webhookTimeoutSeconds + 5} seconds`,
+    retry: {
+      initialInterval: `${t.webhookRetryInitialSeconds} seconds`,
+      backoffCoefficient: t.webhookRetryCoefficient,
+      maximumInterval: `${t.webhookRetryInitialSeconds * t.webhookRetryCoefficient ** 4} seconds`,
+      maximumAttempts: 6,
+    },
+  });
+
+  let status: DeliveryStatus = 'pending';
+  let paymentStatus: PaymentStatus = 'pending';
+  let riderId: string | null = null;
+  let stopsCompleted = 0;
+  let accepting = false;
+  let settled: { state: 'paid' | 'failed'; reason?: string } | undefined;
+  const outstandingWebhooks = new Set<Promise<void>>();
+
+  const snapshot = (): DeliveryState => ({
+    status,
+    paymentStatus,
+    riderId,
+    stopsTotal: input.stops.length,
+    stopsCompleted,
+    webhooksOutstanding: outstandingWebhooks.size,
+  });
+
+  // Writes to the read model go one after another, in the order the workflow decided them.
+  let writes: Promise<unknown> = Promise.resolve();
+  function inOrder<T>(write: () => Promise<T>): Promise<T> {
+    const run = writes.then(write);
+    writes = run.catch(() => undefined);
+    return run;
+  }
+
+  function sendWebhook(eventId: string): void {
+    // Not awaited: a partner's slow endpoint never holds up the delivery. The activity records
+    // every attempt and the final outcome itself.
+    const sending: Promise<void> = webhooks
+      .sendWebhook({ eventId })
+      .catch(() => undefined)
+      .finally(() => outstandingWebhooks.delete(sending));
+    outstandingWebhooks.add(sending);
+  }
+
+  /** Every transition: decided here, recorded in Postgres, then told to the partner. */
+  async function transition(to: DeliveryStatus, action?: RiderAction): Promise<void> {
+    status = to;
+    upsertSearchAttributes([{ key: DeliveryStatusKey, value: to }]);
+    const at = new Date().toISOString();
+    const { eventId } = await inOrder(() =>
+      db.recordTransition({
+        deliveryId: input.deliveryId,
+        status: to,
+        riderId: action?.riderId ?? riderId,
+        lat: action?.lat ?? null,
+        lng: action?.lng ?? null,
+        at,
+      }),
+    );
+    if (eventId) sendWebhook(eventId);
+  }
+
+  const refuse = (type: string, message: string, details: Record<string, unknown> = {}) =>
+    ApplicationFailure.create({ type, message, details: [{ status, ...details }], nonRetryable: true });
+
+  function requireRider(action: RiderAction): void {
+    if (riderId === null || action.riderId !== riderId) throw refuse(FAILURE.notYourJob, 'This job is not held by this rider');
+  }
+
+  function requireStatus(expected: DeliveryStatus, what: string): void {
+    if (status !== expected) throw refuse(FAILURE.invalidTransition, `Cannot ${what} while the delivery is ${status}`);
+  }
+
+  function requireProof(proof: HandoverProof): void {
+    if (input.verificationMethod === 'otp' && proof.kind !== 'otp') {
+      throw refuse(FAILURE.verificationFailed, 'The recipient’s code is required');
+    }
+    if (input.verificationMethod === 'photo' && proof.kind !== 'photo') {
+      throw refuse(FAILURE.verificationFailed, 'A photo of the hand-over is required');
+    }
+  }
+
+  setHandler(stateQuery, snapshot);
+
+  setHandler(paymentSettledSignal, (result) => {
+    if (paymentStatus === 'pending' && settled === undefined) settled = result;
+  });
+
+  setHandler(
+    acceptUpdate,
+    async (action) => {
+      accepting = true;
+      try {
+        if (!(await db.claimRider({ deliveryId: input.deliveryId, riderId: action.riderId }))) {
+          throw refuse(FAILURE.conflict, 'The rider already holds another job');
+        }
+        if (status !== 'pending') {
+          // Cancelled or expired while the rider was being claimed.
+          await db.releaseRider({ deliveryId: input.deliveryId, riderId: action.riderId });
+          throw refuse(FAILURE.conflict, 'The job is no longer available');
+        }
+        riderId = action.riderId;
+        await transition('accepted', action);
+        return snapshot();
+      } finally {
+        accepting = false;
+      }
+    },
+    {
+      validator: (_action: RiderAction) => {
+        if (status !== 'pending' || accepting) throw refuse(FAILURE.conflict, 'The job is no longer available');
+      },
+    },
+  );
+
+  setHandler(
+    pickupUpdate,
+    async (action) => {
+      await transition('picked_up', action);
+      return snapshot();
+    },
+    {
+      validator: (action) => {
+        requireRider(action);
+        requireStatus('accepted', 'pick up');
+      },
+    },
+  );
+
+  setHandler(
+    departUpdate,
+    async (action) => {
+      await transition('in_transit', action);
+      return snapshot();
+    },
+    {
+      validator: (action) => {
+        requireRider(action);
+        requireStatus('picked_up', 'depart');
+      },
+    },
+  );
+
+  setHandler(
+    completeStopUpdate,
+    async (action) => {
+      stopsCompleted += 1;
+      const at = new Date().toISOString();
+      await inOrder(() =>
+        db.recordStopHandover({
+          deliveryId: input.deliveryId,
+          index: action.index,
+          at,
+          photoKey: action.proof.kind === 'photo' ? action.proof.storageKey : null,
+        }),
+      );
+      return snapshot();
+    },
+    {
+      validator: (action) => {
+        requireRider(action);
+        requireStatus('in_transit', 'complete a stop');
+        if (action.index !== stopsCompleted) {
+          throw refuse(FAILURE.invalidTransition, `Stops are handed over in order; next is stop ${stopsCompleted}`, {
+            next_stop: stopsCompleted < input.stops.length ? stopsCompleted : null,
+          });
+        }
+        requireProof(action.proof);
+      },
+    },
+  );
+
+  setHandler(
+    deliverUpdate,
+    async (action) => {
+      await transition('delivered', action);
+      return snapshot();
+    },
+    {
+      validator: (action) => {
+        requireRider(action);
+        requireStatus('in_transit', 'deliver');
+        if (stopsCompleted < input.stops.length) {
+          throw refuse(FAILURE.invalidTransition, 'Every additional stop must be handed over first', {
+            next_stop: stopsCompleted,
+          });
+        }
+        requireProof(action.proof);
+      },
+    },
+  );
+
+  setHandler(
+    cancelUpdate,
+    async () => {
+      // Cancelling a cancelled delivery answers it again (DESIGN section 9).
+      if (status !== 'cancelled') await transition('cancelled');
+      return snapshot();
+    },
+    {
+      validator: () => {
+        if (status !== 'cancelled' && !CANCELLABLE.includes(status)) {
+          throw refuse(FAILURE.invalidTransition, `A delivery that is ${status} can no longer be cancelled`);
+        }
+      },
+    },
+  );
+
+  async function collectPayment(): Promise<void> {
+    let result: { state: PaymentStatus; reason?: string };
+    try {
+      result = await gateway.requestDebit({ deliveryId: input.deliveryId });
+    } catch {
+      result = { state: 'failed', reason: 'The mobile network did not answer' };
+    }
+    let waited = 0;
+    while (result.state === 'pending') {
+      const confirmed = await condition(() => settled !== undefined, t.paymentPollSeconds * 1000);
+      if (confirmed && settled) {
+        result = settled;
+        break;
+      }
+      waited += t.paymentPollSeconds;
+      try {
+        result = await gateway.checkDebit({ deliveryId: input.deliveryId });
+      } catch {
+        // Still unknown; keep waiting for the callback or the next poll.
+      }
+      if (result.state === 'pending' && waited >= PAYMENT_CONFIRM_LIMIT_SECONDS) {
+        result = { state: 'failed', reason: 'The debit was not confirmed in time' };
+      }
+    }
+    paymentStatus = result.state;
+    upsertSearchAttributes([{ key: PaymentStatusKey, value: paymentStatus }]);
+    const outcome = { deliveryId: input.deliveryId, state: result.state, reason: result.reason ?? null };
+    await inOrder(() => db.recordPayment(outcome));
+  }
+
+  async function dispatch(): Promise<void> {
+    if (input.mode === 'test') {
+      await startChild(roboRiderWorkflow, {
+        workflowId: `robo-rider-${input.deliveryId}`,
+        taskQueue: workflowInfo().taskQueue,
+        parentClosePolicy: ParentClosePolicy.TERMINATE,
+        args: [
+          {
+            deliveryId: input.deliveryId,
+            route: [input.pickup, ...input.stops, input.dropoff],
+            stopsCount: input.stops.length,
+            stepSeconds: t.roboRiderStepSeconds,
+          },
+        ],
+      });
+    }
+    const deadline = Date.now() + t.dispatchTimeoutSeconds * 1000;
+    let radiusKm = t.dispatchInitialRadiusKm;
+    while (status === 'pending') {
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) {
+        if (accepting) {
+          await condition(() => !accepting);
+          continue;
+        }
+        await transition('expired');
+        return;
+      }
+      if (input.mode === 'live') {
+        await db.offerToNearbyRiders({
+          deliveryId: input.deliveryId,
+          pickup: input.pickup,
+          radiusKm,
+          expiresAt: new Date(deadline).toISOString(),
+        });
+      }
+      await condition(() => status !== 'pending', Math.min(t.dispatchWidenSeconds * 1000, remaining));
+      radiusKm = Math.min(radiusKm * 2, t.dispatchMaxRadiusKm);
+    }
+  }
+
+  try {
+    await booking.beginDelivery({ deliveryId: input.deliveryId });
+  } catch {
+    // The API could not commit the booking row after starting this workflow: nobody was told
+    // this delivery exists, so there is nothing to dispatch, debit or report.
+    return snapshot();
+  }
+
+  const payment = collectPayment();
+
+  if (input.scheduledAt) {
+    const untilDispatch = Date.parse(input.scheduledAt) - Date.now();
+    if (untilDispatch > 0) await condition(() => status !== 'pending', untilDispatch);
+  }
+  if (status === 'pending') await dispatch();
+
+  await condition(() => isTerminal(status));
+  await payment;
+  await writes;
+  // Every webhook and message handler must finish before the workflow completes.
+  await condition(() => outstandingWebhooks.size === 0 && allHandlersFinished());
+  return snapshot();
+}
