@@ -71,6 +71,8 @@ export function createApp(deps: AppDeps): Express {
   api.use(createRiderRouter(deps));
   app.use(API_PREFIX, api);
 
+  // Web pages: the hosted tracking page and the partner dashboard.
+
   app.use((_req, _res, next) => next(ApiError.notFound('No such route')));
   app.use(errorHandler(deps.logger));
   return app;

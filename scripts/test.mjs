@@ -1,8 +1,9 @@
 // `npm test`: the same preparation as `npm start` (on ports of its own), then every test.
 // Extra arguments go to jest: `npm test -- test/integration/deliveries.test.ts`.
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.mjs';
+import { ensureChromium, ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.mjs';
 
 const started = Date.now();
 const jestArgs = process.argv.slice(2);
@@ -17,8 +18,10 @@ function run(what, command, args, env = {}) {
 async function main() {
   ensureDependencies();
   const cli = ensureTemporalCli();
+  const chromium = ensureChromium();
   const { startTemporal, startEmbeddedPostgres, migrate, freePort } = await import('./lib/stack.mjs');
-  const dataDir = path.join(root, '.data', 'test');
+  // Each run has its own folder, so two runs (say, two terminals) never share a database.
+  const dataDir = path.join(root, '.data', 'test', String(process.pid));
   const stops = [];
   let code = 1;
   try {
@@ -53,10 +56,12 @@ async function main() {
       TEST_TEMPORAL_ADDRESS: temporal.address,
       TEST_TEMPORAL_CLI: cli,
       WORKFLOW_BUNDLE: bundle,
+      CHROMIUM_PATH: chromium,
     });
     return code;
   } finally {
     for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    rmSync(dataDir, { recursive: true, force: true });
     say(`npm test finished in ${Math.round((Date.now() - started) / 1000)} s`);
   }
 }

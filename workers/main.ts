@@ -9,12 +9,14 @@ import { selectGateways } from '../integrations/mobile-money/select';
 import { OutboxSms } from '../integrations/sms/outbox';
 import { AxiosWebhookHttp } from '../activities/webhook-http';
 import { paymentSettledSignal } from '../workflows/messages';
+import { installTemporalLogger } from './temporal-logger';
 import { createWorker } from './worker';
 
 /** `npm run worker`: one worker process; run as many as the load needs. */
 async function main(): Promise<void> {
   const settings = loadSettingsOrExit();
   const logger = createLogger({ level: settings.logLevel, json: settings.nodeEnv === 'production', service: 'worker' });
+  installTemporalLogger(logger, settings.nodeEnv === 'production' ? 'INFO' : 'WARN');
   const orm = await initOrm(settings.databaseUrl, settings.databasePoolMax);
   const options = temporalConnectionOptions(settings);
   const connection = await NativeConnection.connect(options);

@@ -61,3 +61,22 @@ export function ensureTemporalCli() {
   }
   return candidate;
 }
+
+/**
+ * Browser tests drive Debian's Chromium with playwright-core (a test tool's own browser
+ * download is not possible here). Installs it with apt when missing and allowed (root).
+ */
+export function ensureChromium() {
+  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
+  const found = candidates.find((candidate) => existsSync(candidate));
+  if (found) return found;
+  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
+    throw new Error('Chromium is missing: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.');
+  }
+  say('Installing Chromium for the browser tests (apt-get install chromium)…');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  const result = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
+  if (result.status !== 0 || !existsSync('/usr/bin/chromium')) throw new Error('apt-get install chromium failed');
+  return '/usr/bin/chromium';
+}

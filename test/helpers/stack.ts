@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
 import { AxiosWebhookHttp } from '../../activities/webhook-http';
@@ -30,6 +30,15 @@ export const FAST_TIMINGS: Record<string, string> = {
   SANDBOX_CONFIRM_MS: '200',
 };
 
+/** The SDK's own logs only when something is wrong; installed once per jest worker process. */
+function quietTemporalLogs(): void {
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // Already installed by an earlier test file in this process.
+  }
+}
+
 export interface TestStack {
   settings: Settings;
   orm: Orm;
@@ -56,6 +65,7 @@ export interface StackOptions {
  * file's own, against the shared dev server and database that `npm test` started.
  */
 export async function startTestStack(options: StackOptions = {}): Promise<TestStack> {
+  quietTemporalLogs();
   const settings = loadSettings({
     ...process.env,
     NODE_ENV: 'test',
