@@ -331,6 +331,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
     info: {
       title: 'Partner Delivery API',
       version: '1.0.0',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
       description:
         'Book motorbike parcel deliveries in Ghana, pay by Mobile Money and follow them by signed webhooks, polling or public tracking.',
     },

@@ -1,0 +1,31 @@
+import type { Orm } from '../../db/orm';
+import { api, eventually } from './http';
+import { makeRider } from './partners';
+import { ACCRA } from './bookings';
+
+/** A rider app over HTTP: waits for an offer, then takes and walks the job. */
+export async function riderApp(baseUrl: string, orm: Orm, name = 'Kofi Mensah', at = ACCRA.makola) {
+  const rider = await makeRider(orm, at, name);
+  const client = api(baseUrl, rider.riderToken);
+  return {
+    ...rider,
+    client,
+    async waitForOffer(deliveryId: string) {
+      await eventually(
+        async () => (await client.get('/rider/offers')).body.some((o: { delivery_id: string }) => o.delivery_id === deliveryId),
+        15_000,
+        `offer of ${deliveryId}`,
+      );
+    },
+    async take(deliveryId: string) {
+      await this.waitForOffer(deliveryId);
+      const res = await client.post(`/rider/deliveries/${deliveryId}/accept`);
+      if (res.status !== 200) throw new Error(`accept: ${res.status} ${JSON.stringify(res.body)}`);
+      return res.body;
+    },
+    pickup: (id: string) => client.post(`/rider/deliveries/${id}/pickup`),
+    depart: (id: string) => client.post(`/rider/deliveries/${id}/depart`),
+    completeStop: (id: string, index: number, body?: unknown) => client.post(`/rider/deliveries/${id}/stops/${index}/complete`, body),
+    deliver: (id: string, body?: unknown) => client.post(`/rider/deliveries/${id}/deliver`, body),
+  };
+}

@@ -1,0 +1,161 @@
+import { Client, Connection } from '@temporalio/client';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner } from '../helpers/partners';
+import { api } from '../helpers/http';
+import { bookingBody, registerAccount } from '../helpers/bookings';
+import { revokeApiKey } from '../../db/accounts';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack({ withoutWorker: true });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+function expectEnvelope(body: any, code: string) {
+  expect(body).toEqual({ error: { code, message: expect.any(String), details: expect.any(Object) } });
+}
+
+describe('the error envelope', () => {
+  it('answers malformed JSON with 400 bad_request', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const res = await api(stack.baseUrl, liveKey).post('/partner/quotes', '{"pickup_lat": 5.5,', { 'Content-Type': 'application/json' });
+    expect(res.status).toBe(400);
+    expectEnvelope(res.body, 'bad_request');
+  });
+
+  it('lists each failing field of a schema violation in details', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const res = await api(stack.baseUrl, liveKey).post('/partner/deliveries', {
+      ...bookingBody(),
+      pickup_lat: 'north',
+      package_size: 'huge',
+      recipient_name: undefined,
+    });
+    expect(res.status).toBe(400);
+    expectEnvelope(res.body, 'bad_request');
+    expect(Object.keys(res.body.error.details)).toEqual(expect.arrayContaining(['pickup_lat', 'package_size', 'recipient_name']));
+  });
+
+  it('refuses a body that is not JSON with 415 unsupported_media_type', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const res = await api(stack.baseUrl, liveKey).post('/partner/quotes', 'pickup_lat=5.5', { 'Content-Type': 'text/plain' });
+    expect(res.status).toBe(415);
+    expectEnvelope(res.body, 'unsupported_media_type');
+  });
+
+  it('refuses a body over 100 kB with 413 payload_too_large', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const res = await api(stack.baseUrl, liveKey).post('/partner/deliveries', { ...bookingBody(), package_description: 'x'.repeat(120_000) });
+    expect(res.status).toBe(413);
+    expectEnvelope(res.body, 'payload_too_large');
+  });
+
+  it('answers an unknown route with 404 and a known path with the wrong method with 405', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, liveKey);
+    const unknown = await client.get('/partner/nothing-here');
+    expect(unknown.status).toBe(404);
+    expectEnvelope(unknown.body, 'not_found');
+    const outside = await fetch(`${stack.baseUrl}/no/such/page`);
+    expect(outside.status).toBe(404);
+    expectEnvelope(await outside.json(), 'not_found');
+    const wrongMethod = await client.call('PATCH', '/partner/deliveries');
+    expect(wrongMethod.status).toBe(405);
+    expectEnvelope(wrongMethod.body, 'method_not_allowed');
+  });
+
+  it('answers unknown and malformed delivery ids with 404', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, liveKey);
+    for (const id of ['6f1c2b1e-8d7a-4c55-9b0e-2f5a4d3c2b1a', 'not-a-uuid', '1']) {
+      const res = await client.get(`/partner/deliveries/${id}`);
+      expect(res.status).toBe(404);
+      expectEnvelope(res.body, 'not_found');
+    }
+  });
+
+  it('refuses limit outside 1..100 and a negative offset instead of clamping', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, liveKey);
+    for (const query of ['limit=0', 'limit=101', 'limit=-1', 'limit=abc', 'offset=-1', 'limit=2.5']) {
+      const res = await client.get(`/partner/deliveries?${query}`);
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'bad_request');
+    }
+    expect((await client.get('/partner/deliveries?limit=100&offset=0')).status).toBe(200);
+  });
+
+  it('never answers with HTML or a stack trace, even when a dependency throws', async () => {
+    const broken = await startTestStack({
+      withoutWorker: true,
+      appOverrides: { routing: { route: async () => { throw new Error('routing exploded at /secret/path.ts:12'); } } },
+    });
+    try {
+      const { liveKey } = await makePartner(broken.orm);
+      const res = await api(broken.baseUrl, liveKey).post('/partner/quotes', { pickup_lat: 5.55, pickup_lng: -0.2, dropoff_lat: 5.6, dropoff_lng: -0.17 });
+      expect(res.status).toBe(500);
+      expectEnvelope(res.body, 'internal_error');
+      expect(res.body.error.details.request_id).toBe(res.headers.get('x-request-id'));
+      expect(JSON.stringify(res.body)).not.toContain('exploded');
+      expect(res.headers.get('content-type')).toContain('application/json');
+    } finally {
+      await broken.close();
+    }
+  });
+});
+
+describe('authentication', () => {
+  const quote = { pickup_lat: 5.55, pickup_lng: -0.2, dropoff_lat: 5.6, dropoff_lng: -0.17 };
+
+  it('refuses a missing, malformed, unknown or revoked key with 401 and WWW-Authenticate', async () => {
+    const partner = await makePartner(stack.orm);
+    await revokeApiKey(stack.orm.em.fork(), partner.partnerId, partner.liveKeyId);
+    const unknownButWellFormed = partner.testKey.slice(0, 8) + 'A'.repeat(30) + partner.testKey.slice(-6);
+    for (const key of [undefined, 'sk_live_short', 'Basic abc', unknownButWellFormed, partner.liveKey]) {
+      const res = await api(stack.baseUrl, key).post('/partner/quotes', quote);
+      expect(res.status).toBe(401);
+      expectEnvelope(res.body, 'unauthorized');
+      expect(res.headers.get('www-authenticate')).toBe('Bearer');
+    }
+    expect((await api(stack.baseUrl, partner.testKey).post('/partner/quotes', quote)).status).toBe(200);
+  });
+
+  it('keeps test-mode and live-mode data apart like two accounts', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const live = await api(stack.baseUrl, partner.liveKey).get('/partner/payment-methods');
+    const test = await api(stack.baseUrl, partner.testKey).get('/partner/payment-methods');
+    expect(live.body).toEqual([]);
+    expect(test.body).toHaveLength(1);
+  });
+
+  it('needs no key for places and public tracking', async () => {
+    expect((await api(stack.baseUrl).get('/places/autocomplete?q=makola')).status).toBe(200);
+    expect((await api(stack.baseUrl).get('/track/6f1c2b1e-8d7a-4c55-9b0e-2f5a4d3c2b1a/public')).status).toBe(404);
+  });
+});
+
+describe('when Temporal is unreachable', () => {
+  it('answers a booking with 503 unavailable and leaves no delivery behind', async () => {
+    // No retry interceptor: the calls fail at once and leave no retry timers behind.
+    const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: '1 second', interceptors: [] });
+    const deadTemporal = new Client({ connection });
+    const down = await startTestStack({ withoutWorker: true, appOverrides: { temporal: deadTemporal } });
+    try {
+      const partner = await makePartner(down.orm);
+      await registerAccount(down.baseUrl, partner.liveKey);
+      const res = await api(down.baseUrl, partner.liveKey).post('/partner/deliveries', bookingBody());
+      expect(res.status).toBe(503);
+      expectEnvelope(res.body, 'unavailable');
+      const [{ count }] = await down.orm.em.fork().execute('select count(*)::int as count from deliveries where partner_id = ?', [partner.partnerId]);
+      expect(count).toBe(0);
+      const ready = await fetch(`${down.baseUrl}/readyz`);
+      expect(ready.status).toBe(503);
+    } finally {
+      await down.close();
+      await connection.close().catch(() => undefined);
+    }
+  });
+});

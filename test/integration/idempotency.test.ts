@@ -1,0 +1,140 @@
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner } from '../helpers/partners';
+import { api, eventually } from '../helpers/http';
+import { bookingBody, registerAccount, SANDBOX } from '../helpers/bookings';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack();
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function count(sql: string, params: unknown[]): Promise<number> {
+  const [row] = await stack.orm.em.fork().execute<{ n: string }[]>(`select count(*) as n from ${sql}`, params);
+  return Number(row?.n);
+}
+
+async function deliveryWorkflows(partnerId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for await (const info of stack.temporal.workflow.list({ query: `WorkflowType = 'deliveryWorkflow' AND PartnerId = '${partnerId}'` })) {
+    ids.push(info.workflowId);
+  }
+  return ids;
+}
+
+describe('Idempotency-Key on booking', () => {
+  it('turns ten concurrent identical bookings into one delivery, one workflow and one debit, each answered with it', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const client = api(stack.baseUrl, partner.testKey);
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'order-1001' })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
+    const ids = new Set(answers.map((a) => a.body.id));
+    expect(ids.size).toBe(1);
+    const [id] = [...ids] as [string];
+    expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(9);
+    for (const answer of answers) expect(answer.body).toEqual(answers[0]?.body);
+
+    expect(await count('deliveries where partner_id = ?', [partner.partnerId])).toBe(1);
+    // The robo rider walks it to the end and the sandbox network confirms the debit.
+    await eventually(async () => {
+      const res = await client.get(`/partner/deliveries/${id}`);
+      return res.body.status === 'delivered' && res.body.payment_status === 'paid';
+    }, 20_000, 'delivered and paid');
+    expect(await count('debits where delivery_id = ?', [id])).toBe(1);
+    expect(await count('sandbox_momo_transactions where reference = ?', [id])).toBe(1);
+    const workflows = await eventually(async () => {
+      const found = await deliveryWorkflows(partner.partnerId);
+      return found.length > 0 ? found : undefined;
+    }, 10_000, 'workflow listed');
+    expect(workflows).toEqual([`delivery-${id}`]);
+    process.stdout.write(`idempotency: 10 concurrent bookings → deliveries 1, workflows ${workflows.length}, debits 1\n`);
+  });
+
+  it('replays the first answer later, also when the same fields come in another order', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const body = bookingBody({ package_description: 'Two boxes of shoes' });
+    const first = await client.post('/partner/deliveries', body, { 'Idempotency-Key': 'k-replay' });
+    expect(first.status).toBe(201);
+    expect(first.headers.get('idempotent-replayed')).toBeNull();
+    const reordered = Object.fromEntries(Object.entries(body).reverse());
+    const again = await client.post('/partner/deliveries', reordered, { 'Idempotency-Key': 'k-replay' });
+    expect(again.status).toBe(201);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body).toEqual(first.body);
+    expect(await count('deliveries where partner_id = ?', [partner.partnerId])).toBe(1);
+    await client.post(`/partner/deliveries/${first.body.id}/cancel`);
+  });
+
+  it('refuses the same key with a different body with 409 conflict, also while the first is still running', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const [a, b] = await Promise.all([
+      client.post('/partner/deliveries', bookingBody({ recipient_name: 'Kwame Asante' }), { 'Idempotency-Key': 'k-race' }),
+      client.post('/partner/deliveries', bookingBody({ recipient_name: 'Abena Osei' }), { 'Idempotency-Key': 'k-race' }),
+    ]);
+    expect([a.status, b.status].sort()).toEqual([201, 409]);
+    const refused = a.status === 409 ? a : b;
+    expect(refused.body).toEqual({ error: { code: 'conflict', message: expect.any(String), details: {} } });
+    const later = await client.post('/partner/deliveries', bookingBody({ package_size: 'large' }), { 'Idempotency-Key': 'k-race' });
+    expect(later.status).toBe(409);
+    expect(later.body.error.code).toBe('conflict');
+    expect(await count('deliveries where partner_id = ?', [partner.partnerId])).toBe(1);
+    const created = a.status === 201 ? a : b;
+    await client.post(`/partner/deliveries/${created.body.id}/cancel`);
+  });
+
+  it('keeps keys apart per partner and per mode', async () => {
+    const one = await makePartner(stack.orm);
+    const two = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, one.liveKey);
+    await registerAccount(stack.baseUrl, one.testKey);
+    await registerAccount(stack.baseUrl, two.liveKey);
+    const headers = { 'Idempotency-Key': 'shared-key' };
+    const answers = await Promise.all([
+      api(stack.baseUrl, one.liveKey).post('/partner/deliveries', bookingBody(), headers),
+      api(stack.baseUrl, one.testKey).post('/partner/deliveries', bookingBody(), headers),
+      api(stack.baseUrl, two.liveKey).post('/partner/deliveries', bookingBody(), headers),
+    ]);
+    expect(answers.map((a) => a.status)).toEqual([201, 201, 201]);
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(3);
+    expect(answers.some((a) => a.headers.get('idempotent-replayed'))).toBe(false);
+    await api(stack.baseUrl, one.liveKey).post(`/partner/deliveries/${answers[0]?.body.id}/cancel`);
+    await api(stack.baseUrl, two.liveKey).post(`/partner/deliveries/${answers[2]?.body.id}/cancel`);
+  });
+
+  it('refuses an Idempotency-Key longer than 255 characters', async () => {
+    const partner = await makePartner(stack.orm);
+    const res = await api(stack.baseUrl, partner.liveKey).post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k'.repeat(256) });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('bad_request');
+    expect(await count('deliveries where partner_id = ?', [partner.partnerId])).toBe(0);
+  });
+});
+
+describe('Idempotency-Key on registering a Mobile Money account', () => {
+  it('turns ten concurrent identical registrations into one account, each answered with it', async () => {
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const body = { provider: 'network_a', phone: SANDBOX.ok, account_name: 'Test Shop Ltd' };
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => client.post('/partner/payment-methods', body, { 'Idempotency-Key': 'momo-1' })),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
+    expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
+    expect(await count('payment_methods where partner_id = ?', [partner.partnerId])).toBe(1);
+    const different = await client.post('/partner/payment-methods', { ...body, phone: SANDBOX.named }, { 'Idempotency-Key': 'momo-1' });
+    expect(different.status).toBe(409);
+    expect(different.body.error.code).toBe('conflict');
+    // Without a key, a second registration is a second account.
+    expect((await client.post('/partner/payment-methods', body)).status).toBe(201);
+    expect(await count('payment_methods where partner_id = ?', [partner.partnerId])).toBe(2);
+  });
+});

@@ -1,0 +1,63 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startTestStack, type TestStack } from '../helpers/stack';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack({ withoutWorker: true });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('the API description', () => {
+  it('is served at /openapi.json and passes the OpenAPI 3.1 linter', async () => {
+    const res = await fetch(`${stack.baseUrl}/openapi.json`);
+    expect(res.status).toBe(200);
+    const document = await res.json();
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.paths)).toEqual(
+      expect.arrayContaining([
+        '/partner/quotes',
+        '/partner/deliveries',
+        '/partner/deliveries/{id}',
+        '/partner/deliveries/{id}/cancel',
+        '/partner/payment-methods',
+        '/partner/payment-methods/{id}',
+        '/partner/webhook',
+        '/track/{id}/public',
+        '/places/autocomplete',
+        '/places/resolve',
+      ]),
+    );
+    const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-')), 'openapi.json');
+    writeFileSync(file, JSON.stringify(document));
+    const lint = spawnSync(path.resolve('node_modules/.bin/redocly'), ['lint', file, '--format=json'], {
+      encoding: 'utf8',
+      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+    });
+    const report = JSON.parse(lint.stdout.slice(lint.stdout.indexOf('{')));
+    expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 });
+    expect(lint.status).toBe(0);
+  }, 120_000);
+
+  it('serves an interactive page at /docs from local assets only', async () => {
+    const res = await fetch(`${stack.baseUrl}/docs/`);
+    expect(res.status).toBe(200);
+    const html = await res.text();
+    expect(html).toContain('swagger-ui');
+    expect(html).not.toMatch(/https?:\/\/(?!localhost)[a-z0-9.-]+\.[a-z]{2,}\/[^"']*\.(js|css)/i);
+    const script = html.match(/src="(\.\/swagger-ui-bundle\.js)"/);
+    expect(script).not.toBeNull();
+    expect((await fetch(`${stack.baseUrl}/docs/swagger-ui-bundle.js`)).status).toBe(200);
+  });
+
+  it('answers /healthz while the process is up and /readyz when Postgres and Temporal answer', async () => {
+    expect(await (await fetch(`${stack.baseUrl}/healthz`)).json()).toEqual({ status: 'ok' });
+    const ready = await fetch(`${stack.baseUrl}/readyz`);
+    expect(ready.status).toBe(200);
+    expect(await ready.json()).toEqual({ status: 'ready', checks: { database: 'ok', temporal: 'ok' } });
+  });
+});

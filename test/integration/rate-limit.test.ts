@@ -1,0 +1,100 @@
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner } from '../helpers/partners';
+import { api } from '../helpers/http';
+
+const stacks: TestStack[] = [];
+async function stackWith(env: Record<string, string>): Promise<TestStack> {
+  const stack = await startTestStack({ env, withoutWorker: true });
+  stacks.push(stack);
+  return stack;
+}
+afterAll(async () => {
+  await Promise.all(stacks.map((s) => s.close()));
+});
+
+function expectRateLimited(res: { status: number; headers: Headers; body: any }, limit: number): void {
+  expect(res.status).toBe(429);
+  expect(res.body).toEqual({ error: { code: 'rate_limited', message: expect.any(String), details: { limit, window_seconds: 60 } } });
+  const retryAfter = Number(res.headers.get('retry-after'));
+  expect(retryAfter).toBeGreaterThan(0);
+  expect(retryAfter).toBeLessThanOrEqual(60);
+  expect(res.headers.get('ratelimit')).toMatch(/; r=0; t=\d+$/);
+  expect(res.headers.get('ratelimit-policy')).toMatch(new RegExp(`; q=${limit}; w=60; pk=`));
+}
+
+describe('rate limits', () => {
+  it('lets a partner polling twenty deliveries every 5 seconds for a minute through with the default limits', async () => {
+    const stack = await stackWith({});
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.liveKey);
+    // 20 deliveries × 12 polls a minute, sent as fast as possible.
+    const statuses: number[] = [];
+    for (let batch = 0; batch < 12; batch += 1) {
+      const answers = await Promise.all(Array.from({ length: 20 }, () => client.get('/partner/deliveries?limit=1')));
+      statuses.push(...answers.map((a) => a.status));
+    }
+    expect(statuses.filter((s) => s !== 200)).toEqual([]);
+    const last = await client.get('/partner/deliveries?limit=1');
+    expect(last.headers.get('ratelimit')).toMatch(new RegExp(`^"partner"; r=${600 - 241}; t=\\d+$`));
+  });
+
+  it('answers 429 rate_limited with Retry-After and RateLimit headers once an API key spends its budget, and counts each key apart', async () => {
+    const stack = await stackWith({ RATE_LIMIT_PARTNER_PER_MINUTE: '5' });
+    const partner = await makePartner(stack.orm);
+    const live = api(stack.baseUrl, partner.liveKey);
+    for (let i = 0; i < 5; i += 1) {
+      const res = await live.get('/partner/deliveries');
+      expect(res.status).toBe(200);
+      expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^"partner"; r=${4 - i}; t=\\d+$`));
+    }
+    expectRateLimited(await live.get('/partner/deliveries'), 5);
+    expectRateLimited(await live.post('/partner/payment-methods', { provider: 'network_a', phone: '+233241230001' }), 5);
+    // The same partner's other key has a budget of its own, and so has another partner.
+    expect((await api(stack.baseUrl, partner.testKey).get('/partner/deliveries')).status).toBe(200);
+    const other = await makePartner(stack.orm);
+    expect((await api(stack.baseUrl, other.liveKey).get('/partner/deliveries')).status).toBe(200);
+  });
+
+  it('limits the public tracking view and place search per client IP, with CORS headers on the refusal', async () => {
+    const stack = await stackWith({ RATE_LIMIT_PUBLIC_PER_MINUTE: '3', RATE_LIMIT_PLACES_PER_MINUTE: '2' });
+    const anyone = api(stack.baseUrl);
+    const unknown = '/track/00000000-0000-4000-8000-000000000000/public';
+    for (let i = 0; i < 3; i += 1) expect((await anyone.get(unknown)).status).toBe(404);
+    const refused = await anyone.get(unknown);
+    expectRateLimited(refused, 3);
+    expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+
+    expect((await anyone.get('/places/autocomplete?q=Makola')).status).toBe(200);
+    expect((await anyone.get('/places/autocomplete?q=Osu')).status).toBe(200);
+    expectRateLimited(await anyone.get('/places/autocomplete?q=Legon'), 2);
+  });
+
+  it('shares one budget between two API processes when the Postgres store is configured', async () => {
+    const env = { RATE_LIMIT_STORE: 'postgres', RATE_LIMIT_PARTNER_PER_MINUTE: '6', RATE_LIMIT_PUBLIC_PER_MINUTE: '4' };
+    const first = await stackWith(env);
+    const second = await stackWith(env);
+    const partner = await makePartner(first.orm);
+    const viaFirst = api(first.baseUrl, partner.liveKey);
+    const viaSecond = api(second.baseUrl, partner.liveKey);
+    const statuses = [];
+    for (let i = 0; i < 6; i += 1) statuses.push((await (i % 2 ? viaSecond : viaFirst).get('/partner/deliveries')).status);
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 200]);
+    expectRateLimited(await viaFirst.get('/partner/deliveries'), 6);
+    expectRateLimited(await viaSecond.get('/partner/deliveries'), 6);
+
+    // Concurrent requests through both processes never overspend the budget.
+    const other = await makePartner(first.orm);
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => api((i % 2 ? second : first).baseUrl, other.liveKey).get('/partner/deliveries')),
+    );
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(6);
+    expect(answers.filter((a) => a.status === 429)).toHaveLength(14);
+
+    // Per IP too: this test is the only user of the shared counters for the loopback address.
+    await first.orm.em.fork().execute(`delete from rate_limit_counters where key like 'track:%'`);
+    const unknown = '/track/00000000-0000-4000-8000-000000000000/public';
+    const publicStatuses = [];
+    for (let i = 0; i < 5; i += 1) publicStatuses.push((await api(i % 2 ? second.baseUrl : first.baseUrl).get(unknown)).status);
+    expect(publicStatuses).toEqual([404, 404, 404, 404, 429]);
+  });
+});

@@ -1,0 +1,38 @@
+import { distanceKm, priceRoute, quoteView, RATE_CARD } from '../../domain/pricing';
+import { cedisToPesewas, pesewasToCedis } from '../../domain/money';
+
+describe('pricing', () => {
+  it('adds base fare, distance fee and service fee into the total', () => {
+    const fare = priceRoute(12_345);
+    expect(fare.totalFare).toBe(fare.baseFare + fare.distanceFee + fare.serviceFee);
+    expect(fare.baseFare).toBe(RATE_CARD.baseFare);
+    expect(fare.serviceFee).toBe(RATE_CARD.serviceFee);
+  });
+
+  it('charges the per-km fee on the distance shown, rounded to the pesewa', () => {
+    const fare = priceRoute(12_345);
+    expect(distanceKm(12_345)).toBe(12.35);
+    expect(fare.distanceFee).toBe(Math.round(12.35 * RATE_CARD.perKm));
+  });
+
+  it('shows cedis with at most two decimals and parts that add up exactly', () => {
+    for (const metres of [0, 1, 999, 5_555, 12_345, 87_654, 123_456]) {
+      const quote = quoteView(priceRoute(metres));
+      for (const value of [quote.base_fare, quote.distance_fee, quote.service_fee, quote.total_fare, quote.distance_km]) {
+        expect(Math.round(value * 100) / 100).toBe(value);
+      }
+      expect(cedisToPesewas(quote.base_fare) + cedisToPesewas(quote.distance_fee) + cedisToPesewas(quote.service_fee)).toBe(
+        cedisToPesewas(quote.total_fare),
+      );
+    }
+  });
+
+  it('prices a longer route higher', () => {
+    expect(priceRoute(20_000).totalFare).toBeGreaterThan(priceRoute(10_000).totalFare);
+  });
+
+  it('converts between pesewas and cedis without floating drift', () => {
+    expect(pesewasToCedis(1234)).toBe(12.34);
+    expect(cedisToPesewas(0.1 + 0.2)).toBe(30);
+  });
+});

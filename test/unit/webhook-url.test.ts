@@ -1,0 +1,52 @@
+import { checkWebhookUrl } from '../../api/services/webhook-url';
+import { ApiError } from '../../api/errors';
+
+async function refusal(url: string, production = true): Promise<ApiError> {
+  try {
+    await checkWebhookUrl(url, production);
+  } catch (error) {
+    if (error instanceof ApiError) return error;
+    throw error;
+  }
+  throw new Error(`${url} was accepted`);
+}
+
+describe('callback URL check in production', () => {
+  it('accepts an HTTPS URL on a public address', async () => {
+    await expect(checkWebhookUrl('https://93.184.215.14/hooks/deliveries', true)).resolves.toBe('https://93.184.215.14/hooks/deliveries');
+  });
+
+  it.each([
+    ['plain http', 'http://93.184.215.14/hooks', /https/],
+    ['a private 10.x address', 'https://10.1.2.3/hooks', /private/],
+    ['a private 172.16.x address', 'https://172.16.0.9/hooks', /private/],
+    ['a private 192.168.x address', 'https://192.168.1.20/hooks', /private/],
+    ['loopback', 'https://127.0.0.1/hooks', /loopback/],
+    ['loopback written in short form', 'https://127.1/hooks', /loopback/],
+    ['loopback written as one number', 'https://2130706433/hooks', /loopback/],
+    ['IPv6 loopback', 'https://[::1]/hooks', /loopback/],
+    ['link-local (cloud metadata)', 'https://169.254.169.254/latest/meta-data', /link-local/],
+    ['IPv4-mapped IPv6 loopback', 'https://[::ffff:127.0.0.1]/hooks', /loopback/],
+    ['IPv6 unique-local', 'https://[fd00::1]/hooks', /private/],
+    ['the unspecified address', 'https://0.0.0.0/hooks', /unspecified/],
+    ['a host name that resolves to loopback', 'https://localhost/hooks', /loopback/],
+    ['a URL with credentials', 'https://user:pass@93.184.215.14/hooks', /user or password/],
+    ['something that is not a URL', 'not a url', /not a valid URL/],
+  ])('refuses %s with a reason', async (_what, url, reason) => {
+    const error = await refusal(url);
+    expect(error.status).toBe(400);
+    expect(error.code).toBe('bad_request');
+    expect(String(error.details.webhook_url)).toMatch(reason);
+  });
+});
+
+describe('callback URL check outside production', () => {
+  it('allows plain http and loopback, so partners can test against a local receiver', async () => {
+    await expect(checkWebhookUrl('http://127.0.0.1:8080/hooks', false)).resolves.toBe('http://127.0.0.1:8080/hooks');
+    await expect(checkWebhookUrl('http://localhost:8080/hooks', false)).resolves.toBe('http://localhost:8080/hooks');
+  });
+
+  it('still refuses other schemes', async () => {
+    expect((await refusal('ftp://127.0.0.1/hooks', false)).status).toBe(400);
+  });
+});

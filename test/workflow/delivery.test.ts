@@ -1,0 +1,257 @@
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner } from '../helpers/partners';
+import { api, eventually } from '../helpers/http';
+import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
+import { riderApp } from '../helpers/riders';
+import { readOutbox } from '../../db/accounts';
+import { deliveryWorkflowId } from '../../domain/reference';
+import { stateQuery } from '../../workflows/messages';
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack({ env: { OTP_MAX_ATTEMPTS: '3', OTP_LOCK_SECONDS: '60' } });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+async function livePartner() {
+  const partner = await makePartner(stack.orm);
+  await registerAccount(stack.baseUrl, partner.liveKey);
+  return { ...partner, client: api(stack.baseUrl, partner.liveKey) };
+}
+
+const trail = (delivery: { events: { status: string }[] }) => delivery.events.map((e) => e.status);
+
+describe('cancelling', () => {
+  it('cancels a pending delivery for free, and a second cancel answers it again', async () => {
+    const partner = await livePartner();
+    const created = await book(stack.baseUrl, partner.liveKey);
+    const first = await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+    expect(first.status).toBe(200);
+    expect(first.body.status).toBe('cancelled');
+    const again = await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+    expect(again.status).toBe(200);
+    expect(again.body.status).toBe('cancelled');
+    expect(trail(again.body)).toEqual(['pending', 'cancelled']);
+  });
+
+  it('cancels an accepted delivery and frees the rider', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.take(created.id);
+    const res = await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+    expect(res.status).toBe(200);
+    expect(trail(res.body)).toEqual(['pending', 'accepted', 'cancelled']);
+    expect((await rider.client.get('/rider/deliveries/current')).status).toBe(404);
+    expect((await rider.pickup(created.id)).status).toBe(400);
+  });
+
+  it('refuses a cancel once the parcel is picked up, with the current status in details', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.take(created.id);
+    expect((await rider.pickup(created.id)).status).toBe(200);
+    const pickedUp = await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+    expect(pickedUp.status).toBe(400);
+    expect(pickedUp.body.error.code).toBe('bad_request');
+    expect(pickedUp.body.error.details.status).toBe('picked_up');
+    expect((await rider.depart(created.id)).status).toBe(200);
+    const inTransit = await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+    expect(inTransit.body.error.details.status).toBe('in_transit');
+    expect((await rider.deliver(created.id)).status).toBe(200);
+    const delivered = await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+    expect(delivered.status).toBe(400);
+    expect(delivered.body.error.details.status).toBe('delivered');
+    expect((await partner.client.get(`/partner/deliveries/${created.id}`)).body.status).toBe('delivered');
+  });
+});
+
+describe('dispatch', () => {
+  it('holds a rider to one active job at a time', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const first = await book(stack.baseUrl, partner.liveKey);
+    const second = await book(stack.baseUrl, partner.liveKey);
+    await rider.take(first.id);
+    await rider.waitForOffer(second.id).catch(() => undefined);
+    const res = await rider.client.post(`/rider/deliveries/${second.id}/accept`);
+    expect([404, 409]).toContain(res.status);
+    expect((await rider.client.get('/rider/deliveries/current')).body.delivery_id).toBe(first.id);
+  });
+
+  it('does not offer a job to a rider far from the pickup', async () => {
+    const partner = await livePartner();
+    const far = await riderApp(stack.baseUrl, stack.orm, 'Far Rider', { lat: 6.69, lng: -1.62 }); // Kumasi
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    const offers = (await far.client.get('/rider/offers')).body as { delivery_id: string }[];
+    expect(offers.some((o) => o.delivery_id === created.id)).toBe(false);
+  });
+
+  it('waits until scheduled_at before offering the job', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const at = new Date(Date.now() + 3000).toISOString();
+    const created = await book(stack.baseUrl, partner.liveKey, { scheduled_at: at });
+    expect(created.scheduled_at).toBe(at);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(((await rider.client.get('/rider/offers')).body as { delivery_id: string }[]).some((o) => o.delivery_id === created.id)).toBe(false);
+    await rider.waitForOffer(created.id);
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(at));
+  });
+
+  it('keeps the search attributes and the state query current for ops staff', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.take(created.id);
+    const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id));
+    const state = await handle.query(stateQuery);
+    expect(state.status).toBe('accepted');
+    const attributes = (await handle.describe()).searchAttributes;
+    expect(attributes.DeliveryStatus).toEqual(['accepted']);
+    expect(attributes.PartnerId).toEqual([partner.partnerId]);
+    expect(attributes.DeliveryReference).toEqual([created.reference]);
+  });
+});
+
+describe('multi-drop deliveries', () => {
+  it('hands over each stop in array order before the final drop', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey, {
+      additional_stops: [stopBody(), stopBody({ dropoff_lat: ACCRA.legon.lat, dropoff_lng: ACCRA.legon.lng, dropoff_address: 'Legon' })],
+    });
+    expect(created.additional_stops).toHaveLength(2);
+    await rider.take(created.id);
+    await rider.pickup(created.id);
+    await rider.depart(created.id);
+    const early = await rider.deliver(created.id);
+    expect(early.status).toBe(400);
+    const outOfOrder = await rider.completeStop(created.id, 1);
+    expect(outOfOrder.status).toBe(400);
+    expect((await rider.completeStop(created.id, 0)).status).toBe(200);
+    expect((await rider.completeStop(created.id, 1)).status).toBe(200);
+    expect((await rider.deliver(created.id)).status).toBe(200);
+    const done = (await partner.client.get(`/partner/deliveries/${created.id}`)).body;
+    expect(done.status).toBe('delivered');
+    expect(done.additional_stops.map((s: { status: string }) => s.status)).toEqual(['delivered', 'delivered']);
+    expect(done.additional_stops.every((s: { delivered_at: string | null }) => s.delivered_at !== null)).toBe(true);
+  });
+
+  it('prices a multi-drop route over the whole route', async () => {
+    const partner = await livePartner();
+    const single = await book(stack.baseUrl, partner.liveKey);
+    const multi = await book(stack.baseUrl, partner.liveKey, {
+      additional_stops: [stopBody({ dropoff_lat: ACCRA.legon.lat, dropoff_lng: ACCRA.legon.lng })],
+    });
+    expect(multi.distance_km).toBeGreaterThan(single.distance_km);
+    expect(multi.total_fare).toBeGreaterThan(single.total_fare);
+  });
+});
+
+describe('verification at hand-over', () => {
+  it('texts each recipient a code and requires it; wrong codes change nothing and many are refused for a while', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const recipient = '+233244556677';
+    const created = await book(stack.baseUrl, partner.liveKey, { verification_method: 'otp', recipient_phone: recipient });
+    const message = await eventually(
+      async () => (await readOutbox(stack.orm.em.fork(), recipient)).find((m) => m.body.includes(created.reference)),
+      10_000,
+      'OTP text',
+    );
+    const code = /(\d{6})$/.exec(message.body)?.[1] as string;
+    expect(code).toMatch(/^\d{6}$/);
+    await rider.take(created.id);
+    await rider.pickup(created.id);
+    await rider.depart(created.id);
+    const missing = await rider.deliver(created.id, {});
+    expect(missing.status).toBe(400);
+    const wrongCode = code === '000000' ? '111111' : '000000';
+    const wrong = await rider.deliver(created.id, { otp: wrongCode });
+    expect(wrong.status).toBe(400);
+    expect((await partner.client.get(`/partner/deliveries/${created.id}`)).body.status).toBe('in_transit');
+    await rider.deliver(created.id, { otp: wrongCode });
+    await rider.deliver(created.id, { otp: wrongCode });
+    const locked = await rider.deliver(created.id, { otp: code });
+    expect(locked.status).toBe(400);
+    expect(locked.body.error.details.otp).toMatch(/locked/);
+    await stack.orm.em.fork().execute('update delivery_otps set locked_until = null where delivery_id = ?', [created.id]);
+    const right = await rider.deliver(created.id, { otp: code });
+    expect(right.body).toMatchObject({ status: 'delivered' });
+    expect(right.status).toBe(200);
+    expect(right.body.status).toBe('delivered');
+  });
+
+  it('requires a photo upload for photo verification', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey, { verification_method: 'photo' });
+    await rider.take(created.id);
+    await rider.pickup(created.id);
+    await rider.depart(created.id);
+    expect((await rider.deliver(created.id)).status).toBe(400);
+    const notAnImage = new FormData();
+    notAnImage.append('photo', new Blob(['hello'], { type: 'image/png' }), 'fake.png');
+    const refused = await fetch(`${stack.baseUrl}/api/v1/rider/deliveries/${created.id}/deliver`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rider.riderToken}` },
+      body: notAnImage,
+    });
+    expect(refused.status).toBe(400);
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+      'base64',
+    );
+    const form = new FormData();
+    form.append('photo', new Blob([png], { type: 'image/png' }), 'handover.png');
+    const accepted = await fetch(`${stack.baseUrl}/api/v1/rider/deliveries/${created.id}/deliver`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rider.riderToken}` },
+      body: form,
+    });
+    expect(accepted.status).toBe(200);
+    const [photo] = await stack.orm.em.fork().execute('select size_bytes from handover_photos where delivery_id = ?', [created.id]);
+    expect(photo.size_bytes).toBe(png.length);
+  });
+});
+
+describe('a worker that dies mid-delivery', () => {
+  it('loses nothing: the delivery finishes after the worker comes back', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.take(created.id);
+    await stack.stopWorker();
+    const pickup = rider.pickup(created.id);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await stack.startWorker();
+    expect((await pickup).status).toBe(200);
+    await rider.depart(created.id);
+    await rider.deliver(created.id);
+    const done = (await partner.client.get(`/partner/deliveries/${created.id}`)).body;
+    expect(trail(done)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
+    await eventually(async () => (await partner.client.get(`/partner/deliveries/${created.id}`)).body.payment_status === 'paid', 10_000, 'paid');
+  });
+});
+
+describe('listing', () => {
+  it('lists newest first and pages with limit and offset; another partner sees none of it', async () => {
+    const partner = await livePartner();
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await book(stack.baseUrl, partner.liveKey)).id);
+    const page1 = await partner.client.get('/partner/deliveries?limit=2');
+    const page2 = await partner.client.get('/partner/deliveries?limit=2&offset=2');
+    expect(page1.body.map((d: { id: string }) => d.id)).toEqual([ids[2], ids[1]]);
+    expect(page2.body.map((d: { id: string }) => d.id)).toEqual([ids[0]]);
+    const other = await livePartner();
+    expect((await other.client.get('/partner/deliveries')).body).toEqual([]);
+    expect((await other.client.get(`/partner/deliveries/${ids[0]}`)).status).toBe(404);
+    expect((await other.client.post(`/partner/deliveries/${ids[0]}/cancel`)).status).toBe(404);
+    expect((await api(stack.baseUrl, partner.testKey).get(`/partner/deliveries/${ids[0]}`)).status).toBe(404);
+  });
+});
