@@ -17,7 +17,8 @@ async function databaseUrl(): Promise<string> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
   const { readFile } = await import('node:fs/promises');
   try {
-    const stack = JSON.parse(await readFile('.data/stack.json', 'utf8')) as { databaseUrl?: string };
+    const dir = process.env.STACK_DATA_DIR ?? '.data';
+    const stack = JSON.parse(await readFile(`${dir}/stack.json`, 'utf8')) as { databaseUrl?: string };
     if (stack.databaseUrl) return stack.databaseUrl;
   } catch {
     /* fall through */

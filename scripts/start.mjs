@@ -5,7 +5,8 @@ import path from 'node:path';
 import { ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.mjs';
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
-const dataDir = path.join(root, '.data');
+// STACK_DATA_DIR lets a second stack (say, the start-up smoke test) keep its files apart.
+const dataDir = path.resolve(root, process.env.STACK_DATA_DIR ?? '.data');
 const stackFile = path.join(dataDir, 'stack.json');
 
 function alreadyRunning() {

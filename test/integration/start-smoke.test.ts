@@ -1,0 +1,87 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let output = '';
+    const timer = setTimeout(() => reject(new Error(`no ${pattern} within ${timeoutMs} ms:\n${output}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (pattern.test(output)) {
+        clearTimeout(timer);
+        resolve(output);
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`npm start exited (${code}):\n${output}`));
+    });
+  });
+}
+
+describe('npm start', () => {
+  let child: ChildProcess | undefined;
+  afterAll(async () => {
+    if (child && child.exitCode === null) {
+      const exited = new Promise((resolve) => child?.once('exit', resolve));
+      child.kill('SIGINT');
+      await exited;
+    }
+  });
+
+  it('brings the stack up, prints a working key, refuses a second start and stops on Ctrl-C', async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'stack-'));
+    const [apiPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+    const env = {
+      ...process.env,
+      DATABASE_URL: process.env.TEST_DATABASE_URL,
+      TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI,
+      STACK_DATA_DIR: dataDir,
+      PORT: String(apiPort),
+      TEMPORAL_PORT: String(temporalPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+    };
+    child = spawn('node', ['scripts/start.mjs'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = await waitForOutput(child, /Ctrl-C stops everything/, 150_000);
+    const key = /Test API key\s+(sk_test_\S+)/.exec(output)?.[1];
+    expect(key).toBeDefined();
+    expect(output).toContain(`http://localhost:${uiPort}`);
+
+    const base = `http://127.0.0.1:${apiPort}`;
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    expect((await fetch(`${base}/docs/`)).status).toBe(200);
+    const quote = await fetch(`${base}/api/v1/partner/quotes`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ pickup_lat: 5.5497, pickup_lng: -0.2096, dropoff_lat: 5.6052, dropoff_lng: -0.1668 }),
+    });
+    expect(quote.status).toBe(200);
+    expect((await quote.json()).total_fare).toBeGreaterThan(0);
+    expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
+
+    const second = spawnSync('node', ['scripts/start.mjs'], { env, encoding: 'utf8', timeout: 60_000 });
+    expect(second.status).toBe(1);
+    expect(second.stdout).toMatch(/already running/);
+
+    const exited = new Promise<number | null>((resolve) => child?.once('exit', resolve));
+    child.kill('SIGINT');
+    await exited;
+    await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+  }, 200_000);
+});
