@@ -31,8 +31,20 @@ function fail(message: string): never {
   process.exit(2);
 }
 
+/** `--lng -0.2` is a value, not an option: Ghana sits on both sides of the prime meridian. */
+function joinNegativeNumbers(args: string[]): string[] {
+  const out: string[] = [];
+  for (const arg of args) {
+    const previous = out[out.length - 1];
+    if (/^-\d/.test(arg) && previous?.startsWith('--') && !previous.includes('=')) out[out.length - 1] = `${previous}=${arg}`;
+    else out.push(arg);
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
-  const [command, ...rest] = process.argv.slice(2);
+  const [command, ...given] = process.argv.slice(2);
+  const rest = joinNegativeNumbers(given);
   const { values } = parseArgs({
     args: rest,
     options: {

@@ -1,0 +1,57 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { api } from '../helpers/http';
+
+const run = promisify(execFile);
+
+/** Runs an operator command exactly as an operator types it, and parses its one line of JSON. */
+async function ops(...args: string[]): Promise<any> {
+  const { stdout } = await run('npm', ['run', 'ops', '--', ...args], {
+    env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL },
+  });
+  return JSON.parse(stdout);
+}
+
+let stack: TestStack;
+beforeAll(async () => {
+  stack = await startTestStack({ withoutWorker: true });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('operator commands', () => {
+  it('creates a confirmed partner and a working test key, each printed as one JSON object', async () => {
+    const email = `ops-${Date.now()}@example.com`;
+    const partner = await ops('partner:create', '--email', email, '--business', 'Ops Shop Ltd');
+    expect(partner).toEqual({ partner_id: expect.any(String), email });
+    const key = await ops('key:create', '--partner', partner.partner_id, '--label', 'server', '--test');
+    expect(key).toEqual({ key_id: expect.any(String), api_key: expect.stringMatching(/^sk_test_/) });
+    const live = await ops('key:create', '--partner', partner.partner_id, '--label', 'server');
+    expect(live.api_key).toMatch(/^sk_live_/);
+    const res = await api(stack.baseUrl, key.api_key).get('/partner/payment-methods');
+    expect(res.status).toBe(200);
+  }, 60_000);
+
+  it('creates a rider whose token works on the rider API', async () => {
+    const rider = await ops('rider:create', '--name', 'Kojo Asante', '--vehicle', 'Honda Ace', '--lat', '5.55', '--lng', '-0.2');
+    expect(rider).toEqual({ rider_id: expect.any(String), rider_token: expect.stringMatching(/^rk_/) });
+    const res = await api(stack.baseUrl, rider.rider_token).put('/rider/availability', { online: true });
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ online: true });
+  }, 60_000);
+
+  it('reads the SMS outbox for a number, newest first', async () => {
+    const to = '+233209998877';
+    await stack.orm.em.fork().execute('insert into sms_outbox (recipient, body, created_at) values (?, ?, now() - interval \'1 minute\'), (?, ?, now())', [
+      to,
+      'first',
+      to,
+      'second',
+    ]);
+    const outbox = await ops('outbox', '--to', to);
+    expect(outbox.messages.map((m: { body: string }) => m.body)).toEqual(['second', 'first']);
+    expect(outbox.messages[0]).toEqual({ to, body: 'second', created_at: expect.any(String) });
+  }, 60_000);
+});
