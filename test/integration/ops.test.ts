@@ -43,7 +43,7 @@ describe('operator commands', () => {
   }, 60_000);
 
   it('reads the SMS outbox for a number, newest first', async () => {
-    const to = '+233209998877';
+    const to = `+23320${String(Date.now()).slice(-7)}`;
     await stack.orm.em.fork().execute('insert into sms_outbox (recipient, body, created_at) values (?, ?, now() - interval \'1 minute\'), (?, ?, now())', [
       to,
       'first',
