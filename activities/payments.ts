@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import { DeliverySchema, PaymentMethodSchema } from '../db/entities';
 import { GatewayUnavailableError, type DebitResult } from '../integrations/mobile-money/gateway';
 import type { ActivityDeps } from './deps';
+import { workerMetrics } from './metrics';
 
 /** The debit of a delivery, idempotent towards the gateway: the delivery id is the reference. */
 export function createPaymentActivities({ orm, gateways, logger }: ActivityDeps) {
@@ -11,6 +12,12 @@ export function createPaymentActivities({ orm, gateways, logger }: ActivityDeps)
     // The account as it was registered; removing it later never touches this booking.
     const account = await em.findOneOrFail(PaymentMethodSchema, { id: delivery.paymentMethodId });
     return { em, delivery, account, gateway: gateways[delivery.mode] };
+  }
+
+  /** The partner's sign-up email: gateways such as Paystack send their receipt to it. */
+  async function partnerEmail(em: ReturnType<typeof orm.em.fork>, partnerId: string): Promise<string | undefined> {
+    const [partner] = await em.execute<{ email: string }[]>('select email from partners where id = ?', [partnerId]);
+    return partner?.email;
   }
 
   return {
@@ -28,6 +35,7 @@ export function createPaymentActivities({ orm, gateways, logger }: ActivityDeps)
           provider: account.provider,
           phone: account.phone,
           amountPesewas: delivery.totalFare,
+          email: await partnerEmail(em, delivery.partnerId),
         });
         logger.info('Debit requested', { deliveryId, partnerId: delivery.partnerId, state: result.state, gateway: gateway.name });
         return result;
@@ -59,6 +67,7 @@ export function createPaymentActivities({ orm, gateways, logger }: ActivityDeps)
         );
       });
       logger.info('Payment settled', { deliveryId, state });
+      workerMetrics.debit(state);
     },
   };
 }

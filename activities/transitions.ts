@@ -4,6 +4,7 @@ import { loadDelivery } from '../db/delivery-reads';
 import { deliveryView, isoOffset } from '../domain/delivery-view';
 import { eventNameFor, isTerminal, type DeliveryStatus } from '../domain/lifecycle';
 import type { ActivityDeps } from './deps';
+import { workerMetrics } from './metrics';
 
 export interface TransitionRecord {
   deliveryId: string;
@@ -24,7 +25,7 @@ export function createTransitionActivities({ orm, settings }: ActivityDeps) {
      * unique per (delivery, status).
      */
     async recordTransition(record: TransitionRecord): Promise<{ eventId: string | null }> {
-      return orm.em.fork().transactional(async (em) => {
+      const recorded = await orm.em.fork().transactional(async (em) => {
         const { deliveryId, status, riderId, at } = record;
         let { lat, lng } = record;
         if ((lat === null || lng === null) && riderId) {
@@ -46,13 +47,8 @@ export function createTransitionActivities({ orm, settings }: ActivityDeps) {
            on conflict (delivery_id, status) do nothing`,
           [deliveryId, status, lat, lng, at],
         );
-        if (status !== 'pending' && status !== 'accepted') {
-          await em.execute('delete from rider_offers where delivery_id = ?', [deliveryId]);
-        }
-        if (status === 'accepted') {
-          // Other riders' offers for this job are withdrawn at once.
-          await em.execute('delete from rider_offers where delivery_id = ? and rider_id <> ?', [deliveryId, riderId]);
-        }
+        // Offers stay on record (riders list only those of pending jobs), so a rider who was offered
+        // a job that is gone is told "taken" (409), not "never offered" (404).
         if (isTerminal(status)) {
           await em.execute('update riders set active_delivery_id = null where active_delivery_id = ?', [deliveryId]);
         }
@@ -81,6 +77,8 @@ export function createTransitionActivities({ orm, settings }: ActivityDeps) {
         );
         return { eventId };
       });
+      workerMetrics.transition(record.status);
+      return recorded;
     },
 
     /** An additional stop handed over (no webhook: the contract has no event for it). */

@@ -21,15 +21,18 @@ export interface WebhookHttp {
  */
 export class AxiosWebhookHttp implements WebhookHttp {
   private readonly http: AxiosInstance;
+  private readonly timeoutMs: number;
 
   constructor(options: { timeoutMs: number; allowPrivateAddresses: boolean; userAgent: string }) {
+    this.timeoutMs = options.timeoutMs;
     const filter = { allowPrivateIPAddress: options.allowPrivateAddresses, allowMetaIPAddress: false };
     this.http = axios.create({
       timeout: options.timeoutMs,
       maxRedirects: 0,
-      maxContentLength: 64 * 1024,
-      responseType: 'text',
-      transformResponse: [(data: unknown) => data],
+      // Only the status matters; the answer's body is never read, so its size cannot fail a callback.
+      responseType: 'stream',
+      // The body goes out as the stored bytes: axios must not re-serialise or trim it.
+      transformRequest: [(data: unknown) => data],
       validateStatus: () => true,
       headers: { 'User-Agent': options.userAgent },
       httpAgent: options.allowPrivateAddresses
@@ -44,11 +47,13 @@ export class AxiosWebhookHttp implements WebhookHttp {
 
   async post(url: string, body: string, headers: Record<string, string>): Promise<WebhookResponse> {
     const started = performance.now();
-    const response = await this.http.post(url, body, { headers, signal: AbortSignal.timeout(this.timeoutMs()) });
-    return { status: response.status, latencyMs: Math.round(performance.now() - started) };
-  }
-
-  private timeoutMs(): number {
-    return this.http.defaults.timeout ?? 10_000;
+    // axios's own timeout only notices an idle socket; the signal bounds the whole exchange.
+    const response = await this.http.post<NodeJS.ReadableStream & { destroy(): void }>(url, Buffer.from(body, 'utf8'), {
+      headers,
+      signal: AbortSignal.timeout(this.timeoutMs),
+    });
+    const latencyMs = Math.round(performance.now() - started);
+    response.data.destroy();
+    return { status: response.status, latencyMs };
   }
 }

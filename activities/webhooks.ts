@@ -1,7 +1,19 @@
 import { createHmac } from 'node:crypto';
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { WebhookEndpointSchema, WebhookEventSchema } from '../db/entities';
 import type { ActivityDeps } from './deps';
+import { workerMetrics } from './metrics';
+
+interface EventToSend {
+  id: string;
+  event: string;
+  delivery_id: string | null;
+  partner_id: string;
+  /** The exact bytes fixed when the status changed. */
+  body: string;
+  attempts: number;
+  url: string | null;
+  secret: string | null;
+}
 
 /** Attempts in all: the first and at most five retries (contract "Delivery guarantees"). */
 export const WEBHOOK_MAX_ATTEMPTS = 6;
@@ -24,14 +36,25 @@ export function createWebhookActivities({ orm, webhookHttp, logger, settings }: 
      * signature uses the secret current now, so a rotated secret takes effect at once. A non-2xx
      * answer, a connection error or a timeout throws, and the activity's retry policy tries again.
      */
-    async sendWebhook({ eventId, attempt: forcedAttempt }: { eventId: string; attempt?: number }): Promise<void> {
-      const attempt = forcedAttempt ?? Context.current().info.attempt;
+    async sendWebhook({ eventId }: { eventId: string }): Promise<void> {
+      // The retry policy's attempt decides when (and whether) the next try comes; the logged
+      // number counts every try at this event, redeliveries included.
+      const policyAttempt = Context.current().info.attempt;
       const em = orm.em.fork();
-      const event = await em.findOneOrFail(WebhookEventSchema, { id: eventId });
-      const endpoint = await em.findOne(WebhookEndpointSchema, { partnerId: event.partnerId, mode: event.mode });
-      const log = { eventId, event: event.event, deliveryId: event.deliveryId, partnerId: event.partnerId, attempt };
+      // The event and the partner's current URL and secret in one round trip: this is on the
+      // path from a status change to the partner's server.
+      const [event] = await em.execute<EventToSend[]>(
+        `select e.id, e.event, e.delivery_id, e.partner_id, e.body, e.attempts, w.url, w.secret
+         from webhook_events e left join webhook_endpoints w on w.partner_id = e.partner_id and w.mode = e.mode
+         where e.id = ?`,
+        [eventId],
+      );
+      if (!event) throw ApplicationFailure.retryable(`No callback ${eventId} on record`, 'WebhookEventMissing');
+      const endpoint = { url: event.url, secret: event.secret };
+      const attempt = event.attempts + 1;
+      const log = { eventId, event: event.event, deliveryId: event.delivery_id, partnerId: event.partner_id, attempt };
 
-      if (!endpoint?.url || !endpoint.secret) {
+      if (!endpoint.url || !endpoint.secret) {
         await em.execute(`update webhook_events set state = 'skipped' where id = ? and state <> 'delivered'`, [eventId]);
         logger.info('Webhook skipped: no URL configured', log);
         return;
@@ -56,18 +79,20 @@ export function createWebhookActivities({ orm, webhookHttp, logger, settings }: 
       }
 
       const delivered = error === null;
-      const retryAt = delivered ? null : nextRetryAt(attempt);
-      await em.execute(
-        `insert into webhook_attempts (event_id, attempt, url, status_code, latency_ms, error, next_retry_at)
-         values (?, ?, ?, ?, ?, ?, ?)`,
-        [eventId, attempt, endpoint.url, statusCode, latencyMs, error, retryAt],
-      );
-      await em.execute(
-        `update webhook_events set attempts = attempts + 1, last_attempt_at = now(),
-           state = case when ? then 'delivered' when ? then 'failed' else state end
-         where id = ?`,
-        [delivered, !delivered && retryAt === null, eventId],
-      );
+      const retryAt = delivered ? null : nextRetryAt(policyAttempt);
+      await em.transactional(async (tx) => {
+        await tx.execute(
+          `insert into webhook_attempts (event_id, attempt, url, status_code, latency_ms, error, next_retry_at)
+           values (?, ?, ?, ?, ?, ?, ?)`,
+          [eventId, attempt, endpoint.url, statusCode, latencyMs, error, retryAt],
+        );
+        await tx.execute(
+          `update webhook_events set attempts = attempts + 1, last_attempt_at = now(),
+             state = case when ? then 'delivered' when ? then 'failed' else state end
+           where id = ?`,
+          [delivered, !delivered && retryAt === null, eventId],
+        );
+      });
       logger.info(delivered ? 'Webhook delivered' : 'Webhook attempt failed', {
         ...log,
         statusCode,
@@ -75,6 +100,7 @@ export function createWebhookActivities({ orm, webhookHttp, logger, settings }: 
         error,
         nextRetryAt: retryAt?.toISOString() ?? null,
       });
+      workerMetrics.webhookAttempt(delivered ? 'delivered' : 'failed', retryAt === null);
       if (!delivered) throw ApplicationFailure.retryable(`Callback not accepted: ${error}`, 'WebhookNotAccepted');
     },
   };
@@ -82,7 +108,8 @@ export function createWebhookActivities({ orm, webhookHttp, logger, settings }: 
 
 function describe(failure: unknown): string {
   const error = failure as { code?: string; message?: string };
-  if (error.code === 'ECONNABORTED' || error.code === 'ETIMEDOUT' || /timeout|aborted/i.test(error.message ?? '')) {
+  // ERR_CANCELED: the whole-exchange time limit (an AbortSignal) ran out.
+  if (['ECONNABORTED', 'ETIMEDOUT', 'ERR_CANCELED'].includes(error.code ?? '') || /timeout|aborted|canceled/i.test(error.message ?? '')) {
     return 'Timed out';
   }
   if (/is not allowed/.test(error.message ?? '')) return 'Refused: the address is private, loopback or link-local';

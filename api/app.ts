@@ -3,19 +3,24 @@ import helmet from 'helmet';
 import multer from 'multer';
 import * as OpenApiValidator from 'express-openapi-validator';
 import swaggerUi from 'swagger-ui-express';
+import { createDashboardRouter } from './dashboard/router';
 import type { AppDeps } from './deps';
 import { ApiError } from './errors';
 import { errorHandler } from './middleware/errors';
+import { httpMetrics } from './middleware/metrics';
 import { partnerAuth } from './middleware/partner-auth';
+import { partnerRateLimit, placesRateLimit, trackingRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { buildOpenApiDocument } from './openapi/document';
 import { createDeliveriesRouter } from './routes/deliveries';
 import { createHealthRouter } from './routes/health';
+import { createMetricsRouter } from './routes/metrics';
 import { createPaymentMethodsRouter } from './routes/payment-methods';
 import { createPaystackCallbackRouter } from './routes/paystack-callback';
 import { createPlacesRouter } from './routes/places';
 import { createQuotesRouter } from './routes/quotes';
 import { createRiderRouter } from './routes/rider';
+import { createTrackPageRouter } from './routes/track-page';
 import { createTrackingRouter, publicCors } from './routes/tracking';
 import { createWebhookRouter } from './routes/webhook';
 import { PHOTO_MAX_BYTES } from './services/handover';
@@ -29,9 +34,11 @@ export function createApp(deps: AppDeps): Express {
   app.set('trust proxy', deps.settings.nodeEnv === 'production' ? 1 : false);
   app.set('json spaces', 0);
   app.use(requestContext(deps.logger));
+  app.use(httpMetrics());
   app.use(helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: false }));
 
   app.use(createHealthRouter(deps));
+  app.use(createMetricsRouter());
 
   const document = buildOpenApiDocument();
   app.get('/openapi.json', (_req, res) => {
@@ -48,8 +55,9 @@ export function createApp(deps: AppDeps): Express {
   // The gateway's callback needs its raw bytes, so it comes before JSON parsing and validation.
   api.use(createPaystackCallbackRouter(deps));
   api.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
-  api.use('/track', publicCors);
-  api.use('/partner', partnerAuth(deps.orm));
+  api.use('/track', publicCors, trackingRateLimit(deps));
+  api.use('/places', placesRateLimit(deps));
+  api.use('/partner', partnerAuth(deps.orm), partnerRateLimit(deps));
   api.use(
     OpenApiValidator.middleware({
       apiSpec: document as never,
@@ -72,6 +80,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(API_PREFIX, api);
 
   // Web pages: the hosted tracking page and the partner dashboard.
+  app.use('/dashboard', createDashboardRouter(deps));
+  app.use(createTrackPageRouter(deps));
 
   app.use((_req, _res, next) => next(ApiError.notFound('No such route')));
   app.use(errorHandler(deps.logger));

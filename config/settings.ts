@@ -29,9 +29,13 @@ export interface Settings {
   paymentPollSeconds: number;
   /** How long the sandbox network takes to confirm a debit. */
   sandboxConfirmMs: number;
+  /** First wait before a debit the network did not answer is tried again (doubling each time). */
+  debitRetryInitialSeconds: number;
   paymentGateway: 'sandbox' | 'paystack';
   paystackSecretKey?: string;
   paystackBaseUrl: string;
+  /** How long one request to Paystack may take before it counts as unanswered. */
+  paystackTimeoutMs: number;
   routingProvider: 'estimate' | 'osrm';
   osrmUrl: string;
   etaProvider: 'estimate' | 'osrm' | 'mapbox';
@@ -46,13 +50,34 @@ export interface Settings {
   uploadsDir: string;
   mailDir: string;
   smtpUrl?: string;
+  /** The sender of the dashboard's emails. */
+  mailFrom: string;
+  /** How long an email confirmation link works. */
+  emailConfirmHours: number;
+  /** Signs dashboard session and CSRF cookies; when unset, a secret kept in the database is used. */
+  sessionSecret?: string;
+  /** A dashboard session ends after this long without a request. */
+  dashboardSessionSeconds: number;
   mapTileUrl?: string;
   rateLimitPartnerPerMinute: number;
+  /** Per client IP on the public tracking view. */
   rateLimitPublicPerMinute: number;
+  /** Per client IP on place search. */
+  rateLimitPlacesPerMinute: number;
+  /** Where rate-limit counters live: this process only, or Postgres, shared by every API process. */
+  rateLimitStore: 'memory' | 'postgres';
   rateLimitAuthPerMinute: number;
   redisUrl?: string;
   otpMaxAttempts: number;
   otpLockSeconds: number;
+  /** Where a worker serves Prometheus metrics (the Temporal SDK's and ours); 0 serves none. */
+  workerMetricsPort: number;
+  /** A workflow bundle built ahead (`npm run build`); without it the worker bundles at start. */
+  workflowBundle?: string;
+  /** Worker capacity per process; unset keeps the defaults in workers/worker.ts. */
+  workerMaxConcurrentActivities?: number;
+  workerMaxConcurrentWorkflowTasks?: number;
+  workerMaxCachedWorkflows?: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -82,6 +107,10 @@ function number(env: Env, name: string, fallback: number, { min = 0, integer = f
     throw new SettingsError(name, `expected ${integer ? 'an integer' : 'a number'} >= ${min}, got "${raw}"`);
   }
   return value;
+}
+
+function optionalInteger(env: Env, name: string): number | undefined {
+  return optional(env, name) === undefined ? undefined : number(env, name, 0, { min: 1, integer: true });
 }
 
 function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
@@ -145,9 +174,11 @@ export function loadSettings(env: Env = process.env): Settings {
     roboRiderStepSeconds: number(env, 'ROBO_RIDER_STEP_SECONDS', 5, { min: 0.01 }),
     paymentPollSeconds: number(env, 'PAYMENT_POLL_SECONDS', 5, { min: 0.05 }),
     sandboxConfirmMs: number(env, 'SANDBOX_CONFIRM_MS', 2000, { integer: true }),
+    debitRetryInitialSeconds: number(env, 'DEBIT_RETRY_INITIAL_SECONDS', 2, { min: 0.01 }),
     paymentGateway,
     paystackSecretKey,
     paystackBaseUrl: url(env, 'PAYSTACK_BASE_URL', 'https://api.paystack.co'),
+    paystackTimeoutMs: number(env, 'PAYSTACK_TIMEOUT_MS', 10_000, { min: 1, integer: true }),
     routingProvider: oneOf(env, 'ROUTING_PROVIDER', ['estimate', 'osrm'] as const, 'estimate'),
     osrmUrl: url(env, 'OSRM_URL', 'https://router.project-osrm.org'),
     etaProvider,
@@ -161,13 +192,24 @@ export function loadSettings(env: Env = process.env): Settings {
     uploadsDir: text(env, 'UPLOADS_DIR', `${dataDir}/uploads`),
     mailDir: text(env, 'MAIL_DIR', `${dataDir}/mail`),
     smtpUrl: optional(env, 'SMTP_URL'),
+    mailFrom: text(env, 'MAIL_FROM', 'Partner Delivery <no-reply@localhost>'),
+    emailConfirmHours: number(env, 'EMAIL_CONFIRM_HOURS', 24, { min: 0.01 }),
+    sessionSecret: optional(env, 'SESSION_SECRET'),
+    dashboardSessionSeconds: number(env, 'DASHBOARD_SESSION_SECONDS', 8 * 3600, { min: 1 }),
     mapTileUrl: optional(env, 'MAP_TILE_URL'),
     rateLimitPartnerPerMinute: number(env, 'RATE_LIMIT_PARTNER_PER_MINUTE', 600, { min: 1, integer: true }),
-    rateLimitPublicPerMinute: number(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 120, { min: 1, integer: true }),
+    rateLimitPublicPerMinute: number(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 600, { min: 1, integer: true }),
+    rateLimitPlacesPerMinute: number(env, 'RATE_LIMIT_PLACES_PER_MINUTE', 120, { min: 1, integer: true }),
+    rateLimitStore: oneOf(env, 'RATE_LIMIT_STORE', ['memory', 'postgres'] as const, nodeEnv === 'production' ? 'postgres' : 'memory'),
     rateLimitAuthPerMinute: number(env, 'RATE_LIMIT_AUTH_PER_MINUTE', 10, { min: 1, integer: true }),
     redisUrl: optional(env, 'REDIS_URL'),
     otpMaxAttempts: number(env, 'OTP_MAX_ATTEMPTS', 5, { min: 1, integer: true }),
     otpLockSeconds: number(env, 'OTP_LOCK_SECONDS', 300, { min: 1 }),
+    workerMetricsPort: number(env, 'WORKER_METRICS_PORT', 0, { integer: true }),
+    workflowBundle: optional(env, 'WORKFLOW_BUNDLE'),
+    workerMaxConcurrentActivities: optionalInteger(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES'),
+    workerMaxConcurrentWorkflowTasks: optionalInteger(env, 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'),
+    workerMaxCachedWorkflows: optionalInteger(env, 'WORKER_MAX_CACHED_WORKFLOWS'),
   };
 }
 

@@ -41,11 +41,19 @@ export async function createApiKey(
   return { keyId, apiKey, prefix };
 }
 
+const revocationListeners = new Set<(keyId: string) => void>();
+
+/** Tells `listener` of every key revoked by this process, so a cache of valid keys drops it at once. */
+export function onApiKeyRevoked(listener: (keyId: string) => void): void {
+  revocationListeners.add(listener);
+}
+
 export async function revokeApiKey(em: EntityManager, partnerId: string, keyId: string): Promise<boolean> {
   const rows = await em.execute<unknown[]>(
     'update api_keys set revoked_at = now() where id = ? and partner_id = ? and revoked_at is null returning id',
     [keyId, partnerId],
   );
+  if (rows.length === 1) for (const listener of revocationListeners) listener(keyId);
   return rows.length === 1;
 }
 

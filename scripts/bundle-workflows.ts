@@ -3,7 +3,7 @@ import path from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 
 /**
- * Builds the workflow bundle once (`npm run build:workflows`), so production workers load it
+ * Builds the workflow bundle once (`npm run build`), so production workers load it
  * with WORKFLOW_BUNDLE instead of running webpack at start.
  */
 async function main(): Promise<void> {

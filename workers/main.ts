@@ -16,7 +16,7 @@ import { createWorker } from './worker';
 async function main(): Promise<void> {
   const settings = loadSettingsOrExit();
   const logger = createLogger({ level: settings.logLevel, json: settings.nodeEnv === 'production', service: 'worker' });
-  installTemporalLogger(logger, settings.nodeEnv === 'production' ? 'INFO' : 'WARN');
+  installTemporalLogger(logger, settings.nodeEnv === 'production' ? 'INFO' : 'WARN', { metricsPort: settings.workerMetricsPort });
   const orm = await initOrm(settings.databaseUrl, settings.databasePoolMax);
   const options = temporalConnectionOptions(settings);
   const connection = await NativeConnection.connect(options);
@@ -35,7 +35,12 @@ async function main(): Promise<void> {
     connection,
     namespace: settings.temporalNamespace,
     taskQueue: settings.temporalTaskQueue,
-    workflowBundlePath: process.env.WORKFLOW_BUNDLE,
+    workflowBundlePath: settings.workflowBundle,
+    tuning: {
+      ...(settings.workerMaxConcurrentActivities ? { maxConcurrentActivityTaskExecutions: settings.workerMaxConcurrentActivities } : {}),
+      ...(settings.workerMaxConcurrentWorkflowTasks ? { maxConcurrentWorkflowTaskExecutions: settings.workerMaxConcurrentWorkflowTasks } : {}),
+      ...(settings.workerMaxCachedWorkflows ? { maxCachedWorkflows: settings.workerMaxCachedWorkflows } : {}),
+    },
     deps: {
       orm,
       gateways,
@@ -50,7 +55,12 @@ async function main(): Promise<void> {
       settings,
     },
   });
-  logger.info('Worker started', { taskQueue: settings.temporalTaskQueue, namespace: settings.temporalNamespace });
+  logger.info('Worker started', {
+    taskQueue: settings.temporalTaskQueue,
+    namespace: settings.temporalNamespace,
+    workflowBundle: settings.workflowBundle ?? null,
+    metricsPort: settings.workerMetricsPort || null,
+  });
   // SIGINT/SIGTERM make run() stop polling and let running tasks finish (graceful drain).
   await worker.run();
   await client.connection.close();

@@ -1,5 +1,6 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities, type ActivityDeps } from '../activities';
+import { activityLogContext } from './activity-log-context';
 
 export interface WorkerSetup {
   connection: NativeConnection;
@@ -21,6 +22,7 @@ export async function createWorker(setup: WorkerSetup): Promise<Worker> {
       ? { workflowBundle: { codePath: setup.workflowBundlePath } }
       : { workflowsPath: require.resolve('../workflows') }),
     activities: createActivities(setup.deps),
+    interceptors: { activity: [activityLogContext] },
     // Most activities wait on Postgres or a partner's endpoint, not the CPU.
     maxConcurrentActivityTaskExecutions: 200,
     maxConcurrentWorkflowTaskExecutions: 100,

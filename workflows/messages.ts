@@ -21,6 +21,8 @@ export interface DeliveryTimings {
   webhookTimeoutSeconds: number;
   roboRiderStepSeconds: number;
   paymentPollSeconds: number;
+  /** First retry interval of a debit the network did not answer; 2 s when absent. */
+  debitRetryInitialSeconds?: number;
 }
 
 export interface DeliveryWorkflowInput {

@@ -15,9 +15,25 @@ interface StoredKey {
   response_body: string | null;
 }
 
-function requestHash(req: Request): string {
-  return createHash('sha256').update(`${req.method} ${req.path}\n${JSON.stringify(req.body ?? null)}`).digest('hex');
+/** JSON with object keys sorted, so the same fields in another order are the same body. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
 }
+
+function requestHash(req: Request): string {
+  return createHash('sha256').update(`${req.method} ${req.path}\n${canonicalJson(req.body)}`).digest('hex');
+}
+
+/** How often this process clears every expired key (each key is also cleared when reused). */
+const SWEEP_EVERY_MS = 10 * 60_000;
+let nextSweep = 0;
 
 /**
  * `Idempotency-Key`: the first request with a key runs; a repeat with the same body within 24 h
@@ -33,6 +49,11 @@ export function idempotent({ orm }: AppDeps, scope: string) {
     const hash = requestHash(req);
     const em = orm.em.fork();
     const ids = [partnerId, mode, scope, key];
+
+    if (Date.now() > nextSweep) {
+      nextSweep = Date.now() + SWEEP_EVERY_MS;
+      void em.execute(`delete from idempotency_keys where created_at < now() - interval '${KEY_TTL}'`).catch(() => undefined);
+    }
 
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { onApiKeyRevoked } from '../../db/accounts';
 import { hashSecret, parseSecret, type KeyMode } from '../../domain/api-key';
 import { ApiError } from '../errors';
 
@@ -22,8 +23,24 @@ export function bearerToken(req: Request): string | null {
 }
 
 /**
+ * How long a key found valid is trusted without asking Postgres again. A key revoked through
+ * this process is dropped at once (db/accounts.ts tells us); another API process may accept it
+ * for at most this long after the revocation.
+ */
+export const AUTH_CACHE_MS = 2000;
+/** Valid keys remembered at most; beyond it the cache starts over (a burst of many keys). */
+const AUTH_CACHE_MAX = 10_000;
+
+const validKeys = new Map<string, { auth: PartnerAuth; until: number }>();
+onApiKeyRevoked((keyId) => {
+  for (const [hash, entry] of validKeys) if (entry.auth.keyId === keyId) validKeys.delete(hash);
+});
+
+/**
  * `Authorization: Bearer sk_live_…|sk_test_…`. The checksum rejects malformed keys without a
- * lookup; known keys are found by their SHA-256 hash; revoked keys are refused at once.
+ * lookup; known keys are found by their SHA-256 hash; revoked keys are refused. A valid key is
+ * remembered for AUTH_CACHE_MS, which takes the lookup off nearly every request of a busy
+ * partner; unknown keys are never remembered, so a new key works at once.
  */
 export function partnerAuth(orm: MikroORM) {
   return async (req: Request, res: Response, next: NextFunction) => {
@@ -31,19 +48,30 @@ export function partnerAuth(orm: MikroORM) {
     if (!token) throw ApiError.unauthorized('Send your API key as `Authorization: Bearer <key>`');
     const parsed = parseSecret(token, 'sk');
     if (!parsed) throw ApiError.unauthorized('The API key is malformed');
-    const em = orm.em.fork();
-    const [key] = await em.execute<{ id: string; partner_id: string; mode: KeyMode; stale: boolean }[]>(
-      `select id, partner_id, mode, (last_used_at is null or last_used_at < now() - interval '60 seconds') as stale
-       from api_keys where key_hash = ? and revoked_at is null`,
-      [hashSecret(token)],
-    );
-    if (!key) throw ApiError.unauthorized('The API key is unknown or revoked');
-    if (key.stale) {
-      // Last-used time to the minute is enough, and keeps a write off most requests.
-      void em.execute('update api_keys set last_used_at = now() where id = ?', [key.id]).catch(() => undefined);
+    const hash = hashSecret(token);
+    const now = Date.now();
+    let auth = validKeys.get(hash);
+    if (!auth || auth.until <= now) {
+      const em = orm.em.fork();
+      const [key] = await em.execute<{ id: string; partner_id: string; mode: KeyMode; stale: boolean }[]>(
+        `select id, partner_id, mode, (last_used_at is null or last_used_at < now() - interval '60 seconds') as stale
+         from api_keys where key_hash = ? and revoked_at is null`,
+        [hash],
+      );
+      if (!key) {
+        validKeys.delete(hash);
+        throw ApiError.unauthorized('The API key is unknown or revoked');
+      }
+      if (key.stale) {
+        // Last-used time to the minute is enough, and keeps a write off most requests.
+        void em.execute('update api_keys set last_used_at = now() where id = ?', [key.id]).catch(() => undefined);
+      }
+      if (validKeys.size >= AUTH_CACHE_MAX) validKeys.clear();
+      auth = { auth: { partnerId: key.partner_id, mode: key.mode, keyId: key.id }, until: now + AUTH_CACHE_MS };
+      validKeys.set(hash, auth);
     }
-    res.locals.auth = { partnerId: key.partner_id, mode: key.mode, keyId: key.id } satisfies PartnerAuth;
-    res.locals.partnerId = key.partner_id;
+    res.locals.auth = auth.auth;
+    res.locals.partnerId = auth.auth.partnerId;
     next();
   };
 }

@@ -140,14 +140,7 @@ export function createRiderRouter(deps: AppDeps): Router {
       `select d.status from rider_offers o join deliveries d on d.id = o.delivery_id where o.delivery_id = ? and o.rider_id = ?`,
       [id, riderId],
     );
-    if (!offer) {
-      const delivery = await em.findOne(DeliverySchema, { id });
-      // The offer is withdrawn once another rider wins; tell the loser it is taken.
-      if (delivery && delivery.riderId && delivery.riderId !== riderId && delivery.mode === 'live') {
-        throw ApiError.conflict('Another rider took this job', { status: delivery.status });
-      }
-      throw ApiError.notFound('This job was not offered to you');
-    }
+    if (!offer) throw ApiError.notFound('This job was not offered to you');
     if (offer.status !== 'pending') throw ApiError.conflict('This job is no longer available', { status: offer.status });
     const [busy] = await em.execute<{ active_delivery_id: string | null }[]>('select active_delivery_id from riders where id = ?', [riderId]);
     if (busy?.active_delivery_id && busy.active_delivery_id !== id) throw ApiError.conflict('Finish your current job first');

@@ -1,11 +1,11 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import { loadDelivery } from '../../db/delivery-reads';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoZ } from '../../domain/delivery-view';
 import { deliveryReference } from '../../domain/reference';
 import { firstNameAndInitial } from '../../domain/redaction';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
-import { etaFor } from '../services/eta';
+import { ETA_REFRESH_SECONDS, etaFor, type EtaStop } from '../services/eta';
 
 /** The public view is the one surface any web page may read: any origin, no credentials. */
 export function publicCors(req: Request, res: Response, next: NextFunction): void {
@@ -20,52 +20,118 @@ export function publicCors(req: Request, res: Response, next: NextFunction): voi
   next();
 }
 
+interface TrackingRow {
+  id: string;
+  status: string;
+  package_size: string;
+  pickup_address: string;
+  pickup_lat: number;
+  pickup_lng: number;
+  dropoff_address: string;
+  dropoff_lat: number;
+  dropoff_lng: number;
+  recipient_name: string;
+  eta_min: number | null;
+  eta_legs_min: (number | null)[] | null;
+  eta_fresh: boolean;
+  rider_name: string | null;
+  rider_vehicle: string | null;
+  rider_rating: string | number | null;
+  rider_lat: number | null;
+  rider_lng: number | null;
+  stops: { position: number; dropoff_lat: number; dropoff_lng: number; status: string }[];
+  events: { status: string; lat: number | null; lng: number | null; created_at: string }[];
+}
+
+/**
+ * Everything the view shows, in one round trip: recipients poll this every few seconds, so it
+ * is the hottest read of the service. Only the columns the view may show are selected.
+ */
+async function readTracking(em: EntityManager, id: string): Promise<TrackingRow | null> {
+  const [row] = await em.execute<TrackingRow[]>(
+    `select d.id, d.status, d.package_size, d.pickup_address, d.pickup_lat, d.pickup_lng,
+       d.dropoff_address, d.dropoff_lat, d.dropoff_lng, d.recipient_name,
+       d.eta_min, d.eta_legs_min,
+       coalesce(d.eta_computed_at > now() - make_interval(secs => ?), false) as eta_fresh,
+       r.name as rider_name, r.vehicle as rider_vehicle, r.rating as rider_rating, r.lat as rider_lat, r.lng as rider_lng,
+       coalesce((select json_agg(json_build_object('position', s.position, 'dropoff_lat', s.dropoff_lat,
+                   'dropoff_lng', s.dropoff_lng, 'status', s.status) order by s.position)
+                 from delivery_stops s where s.delivery_id = d.id), '[]'::json) as stops,
+       coalesce((select json_agg(json_build_object('status', e.status, 'lat', e.lat, 'lng', e.lng,
+                   'created_at', e.created_at) order by e.created_at, e.id)
+                 from delivery_events e where e.delivery_id = d.id), '[]'::json) as events
+     from deliveries d left join riders r on r.id = d.rider_id
+     where d.id = ?`,
+    [ETA_REFRESH_SECONDS, id],
+  );
+  return row ?? null;
+}
+
 /**
  * GET /track/{id}/public: the redacted view. The id is the credential. No phone number, fare or
  * hand-over code is ever in it; names are a first name and an initial.
  */
-export function createTrackingRouter({ orm, eta, settings }: AppDeps): Router {
+export function createTrackingRouter({ orm, eta, settings, logger }: AppDeps): Router {
   const router = Router();
+  const onEtaError = (error: unknown) =>
+    logger.warn('ETA provider failed; serving the last figure', { error: error instanceof Error ? error.message : String(error) });
+
   router.get('/track/:id/public', async (req, res) => {
     const id = requireUuid(req.params.id, 'Unknown delivery');
-    const parts = await loadDelivery(orm.em.fork(), id);
-    if (!parts) throw ApiError.notFound('Unknown delivery');
-    const { delivery: d, stops, events, rider } = parts;
-    const riderPosition = rider && rider.lat !== null && rider.lat !== undefined && rider.lng !== null && rider.lng !== undefined
-      ? { lat: Number(rider.lat), lng: Number(rider.lng) }
-      : null;
-    const estimate = await etaFor(orm, eta, d, stops, riderPosition);
+    const d = await readTracking(orm.em.fork(), id);
+    if (!d) throw ApiError.notFound('Unknown delivery');
+    const stops: EtaStop[] = d.stops.map((s) => ({ position: s.position, status: s.status, dropoffLat: s.dropoff_lat, dropoffLng: s.dropoff_lng }));
+    const hasRider = d.rider_name !== null;
+    const riderPosition = hasRider && d.rider_lat !== null && d.rider_lng !== null ? { lat: d.rider_lat, lng: d.rider_lng } : null;
+    const estimate = await etaFor(
+      orm,
+      eta,
+      {
+        id: d.id,
+        status: d.status,
+        pickupLat: d.pickup_lat,
+        pickupLng: d.pickup_lng,
+        dropoffLat: d.dropoff_lat,
+        dropoffLng: d.dropoff_lng,
+        etaMin: d.eta_min,
+        etaLegsMin: d.eta_legs_min,
+        etaFresh: d.eta_fresh,
+      },
+      stops,
+      riderPosition,
+      onEtaError,
+    );
+    // Live data behind a bearer-like id: neither caches nor search engines keep it.
     res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Robots-Tag', 'noindex');
     res.json({
       reference: deliveryReference(d.id, settings.referencePrefix),
       status: d.status,
-      package_size: d.packageSize,
-      pickup_address: d.pickupAddress,
-      pickup_lat: d.pickupLat,
-      pickup_lng: d.pickupLng,
-      dropoff_address: d.dropoffAddress,
-      dropoff_lat: d.dropoffLat,
-      dropoff_lng: d.dropoffLng,
-      recipient_name: firstNameAndInitial(d.recipientName),
+      package_size: d.package_size,
+      pickup_address: d.pickup_address,
+      pickup_lat: d.pickup_lat,
+      pickup_lng: d.pickup_lng,
+      dropoff_address: d.dropoff_address,
+      dropoff_lat: d.dropoff_lat,
+      dropoff_lng: d.dropoff_lng,
+      recipient_name: firstNameAndInitial(d.recipient_name),
       eta_min: estimate.finalMin,
-      rider: rider
+      rider: hasRider
         ? {
-            name: firstNameAndInitial(rider.name),
-            vehicle: rider.vehicle ?? null,
-            rating: rider.rating === null || rider.rating === undefined ? null : Number(rider.rating),
+            name: firstNameAndInitial(d.rider_name as string),
+            vehicle: d.rider_vehicle,
+            rating: d.rider_rating === null ? null : Number(d.rider_rating),
             lat: riderPosition?.lat ?? null,
             lng: riderPosition?.lng ?? null,
           }
         : null,
-      stops: [...stops]
-        .sort((a, b) => a.position - b.position)
-        .map((s) => ({
-          dropoff_lat: s.dropoffLat,
-          dropoff_lng: s.dropoffLng,
-          status: s.status,
-          eta_min: estimate.stopsMin[s.position] ?? null,
-        })),
-      events: events.map((e) => ({ status: e.status, lat: e.lat ?? null, lng: e.lng ?? null, created_at: isoZ(e.createdAt) })),
+      stops: d.stops.map((s) => ({
+        dropoff_lat: s.dropoff_lat,
+        dropoff_lng: s.dropoff_lng,
+        status: s.status,
+        eta_min: estimate.stopsMin[s.position] ?? null,
+      })),
+      events: d.events.map((e) => ({ status: e.status, lat: e.lat, lng: e.lng, created_at: isoZ(e.created_at) })),
     });
   });
   return router;

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { Router } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { WebhookEndpointSchema } from '../../db/entities';
@@ -6,8 +5,7 @@ import { isoZ } from '../../domain/delivery-view';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
 import { partnerOf } from '../middleware/partner-auth';
-import { checkWebhookUrl } from '../services/webhook-url';
-import { deliveryTimings } from '../services/timings';
+import { setWebhookUrl, startWebhookSend } from '../services/webhook-settings';
 
 interface EventRow {
   id: string;
@@ -24,10 +22,6 @@ interface AttemptRow {
   error: string | null;
   next_retry_at: Date | null;
   created_at: Date;
-}
-
-export function newWebhookSecret(): string {
-  return `whsec_${randomBytes(24).toString('base64url')}`;
 }
 
 function webhookDeliveryView(event: EventRow, attempts: AttemptRow[]) {
@@ -48,13 +42,13 @@ function webhookDeliveryView(event: EventRow, attempts: AttemptRow[]) {
   };
 }
 
-/** Loads callbacks with their attempts in two queries. */
+/** Loads callbacks with their attempts in two queries; attempts newest first, like the callbacks. */
 export async function loadWebhookDeliveries(em: EntityManager, events: EventRow[]) {
   if (events.length === 0) return [];
   const attempts = await em.execute<AttemptRow[]>(
     `select event_id, attempt, status_code, latency_ms, error, next_retry_at, created_at from webhook_attempts
-     where event_id = any(?::uuid[]) order by id`,
-    [events.map((e) => e.id)],
+     where event_id in (${events.map(() => '?').join(', ')}) order by id desc`,
+    events.map((e) => e.id),
   );
   return events.map((event) => webhookDeliveryView(event, attempts.filter((a) => a.event_id === event.id)));
 }
@@ -72,14 +66,7 @@ export function createWebhookRouter({ orm, temporal, settings }: AppDeps): Route
   router.put('/partner/webhook', async (req, res) => {
     const { partnerId, mode } = partnerOf(res);
     const raw = (req.body as { webhook_url: string | null }).webhook_url;
-    const url = raw === null ? null : await checkWebhookUrl(raw, settings.nodeEnv === 'production');
-    // A fresh secret every time a URL is set: the previous one stops working at once.
-    const secret = url === null ? null : newWebhookSecret();
-    await orm.em.fork().execute(
-      `insert into webhook_endpoints (partner_id, mode, url, secret, updated_at) values (?, ?, ?, ?, now())
-       on conflict (partner_id, mode) do update set url = excluded.url, secret = excluded.secret, updated_at = now()`,
-      [partnerId, mode, url, secret],
-    );
+    const { url, secret } = await setWebhookUrl({ orm, settings }, { partnerId, mode }, raw);
     res.json({ webhook_url: url, webhook_secret: secret });
   });
 
@@ -104,12 +91,7 @@ export function createWebhookRouter({ orm, temporal, settings }: AppDeps): Route
       [id, partnerId, mode],
     );
     if (!event) throw ApiError.notFound('Unknown callback');
-    await temporal.workflow.start('webhookRedeliveryWorkflow', {
-      workflowId: `webhook-redelivery-${id}-${Date.now()}`,
-      taskQueue: settings.temporalTaskQueue,
-      args: [{ eventId: id, timings: deliveryTimings(settings) }],
-    });
-    await em.execute(`update webhook_events set state = 'pending' where id = ?`, [id]);
+    await startWebhookSend({ orm, temporal, settings }, id, event.state);
     const [view] = await loadWebhookDeliveries(em, [{ ...event, state: 'pending' }]);
     res.status(202).json(view);
   });

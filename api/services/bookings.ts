@@ -16,6 +16,7 @@ import {
 } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
+import { deliveriesBooked } from '../metrics';
 import type { PartnerAuth } from '../middleware/partner-auth';
 import type { BookingRequest } from '../openapi/schemas';
 import { deliveryTimings } from './timings';
@@ -143,6 +144,7 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
           ],
         });
       });
+      deliveriesBooked.inc({ mode: auth.mode });
       const parts = await loadDelivery(orm.em.fork(), id);
       if (!parts) throw new Error('A committed booking could not be read back');
       return deliveryView(parts, settings.siteUrl);

@@ -1,10 +1,30 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Delivery, DeliveryStop } from '../../db/entities';
 import type { LatLng } from '../../domain/geo';
 import type { EtaProvider } from '../../integrations/routing/provider';
 
 /** Contract limit: the ETA is recomputed at most every 20 seconds per delivery. */
 export const ETA_REFRESH_SECONDS = 20;
+
+/** The parts of a delivery row the ETA needs, with the cached figure. */
+export interface EtaTrip {
+  id: string;
+  status: string;
+  pickupLat: number;
+  pickupLng: number;
+  dropoffLat: number;
+  dropoffLng: number;
+  etaMin: number | null;
+  etaLegsMin: (number | null)[] | null;
+  /** The cached figure is younger than ETA_REFRESH_SECONDS, by the database clock. */
+  etaFresh: boolean;
+}
+
+export interface EtaStop {
+  position: number;
+  status: string;
+  dropoffLat: number;
+  dropoffLng: number;
+}
 
 export interface Eta {
   /** Minutes to the final drop. */
@@ -13,72 +33,80 @@ export interface Eta {
   stopsMin: (number | null)[];
 }
 
+/** Statuses in which a rider is on the trip, so minutes to the drop mean something. */
 const LIVE = ['accepted', 'picked_up', 'in_transit'];
+
+/** Told when the provider fails; the last figure is served until the next refresh is due. */
+export type EtaErrorListener = (error: unknown) => void;
 
 /**
  * Traffic-aware ETA from the rider's live position through the remaining stops to the final
  * drop. The value is cached on the delivery row, so every API process shares it; whichever
- * process first finds it older than 20 s claims the refresh with a conditional UPDATE, and
- * everyone else reads the cached figure meanwhile.
+ * process first finds it 20 s old claims the refresh with a conditional UPDATE, and everyone
+ * else reads the cached figure meanwhile.
  */
 export async function etaFor(
   orm: MikroORM,
   provider: EtaProvider,
-  delivery: Delivery,
-  stops: DeliveryStop[],
+  trip: EtaTrip,
+  stops: EtaStop[],
   rider: LatLng | null,
+  onError?: EtaErrorListener,
 ): Promise<Eta> {
-  const none: Eta = { finalMin: null, stopsMin: stops.map(() => null) };
-  if (!LIVE.includes(delivery.status) || rider === null) return none;
+  if (!LIVE.includes(trip.status) || rider === null) return { finalMin: null, stopsMin: stops.map(() => null) };
+  if (trip.etaFresh) return fromCache(trip.etaMin, trip.etaLegsMin, stops);
 
-  const fresh =
-    delivery.etaComputedAt !== null &&
-    delivery.etaComputedAt !== undefined &&
-    Date.now() - new Date(delivery.etaComputedAt).getTime() < ETA_REFRESH_SECONDS * 1000;
-  const cached = (): Eta => fromCache(delivery.etaMin ?? null, delivery.etaLegsMin ?? null, stops);
-  if (fresh) return cached();
-
+  // Judged by the database clock, so API hosts with skewed clocks still agree on "20 s old".
   const em = orm.em.fork();
   const claimed = await em.execute<{ id: string }[]>(
     `update deliveries set eta_computed_at = now()
-     where id = ? and (eta_computed_at is null or eta_computed_at < now() - interval '${ETA_REFRESH_SECONDS} seconds')
+     where id = ? and (eta_computed_at is null or eta_computed_at <= now() - make_interval(secs => ?))
      returning id`,
-    [delivery.id],
+    [trip.id, ETA_REFRESH_SECONDS],
   );
-  if (claimed.length === 0) {
-    const [row] = await em.execute<{ eta_min: number | null; eta_legs_min: number[] | null }[]>(
-      'select eta_min, eta_legs_min from deliveries where id = ?',
-      [delivery.id],
-    );
-    return fromCache(row?.eta_min ?? null, row?.eta_legs_min ?? null, stops);
-  }
+  if (claimed.length === 0) return readCache(orm, trip.id, stops);
 
   const pending = [...stops].sort((a, b) => a.position - b.position).filter((s) => s.status === 'pending');
   const points: LatLng[] = [rider];
-  if (delivery.status === 'accepted') points.push({ lat: delivery.pickupLat, lng: delivery.pickupLng });
+  if (trip.status === 'accepted') points.push({ lat: trip.pickupLat, lng: trip.pickupLng });
   points.push(...pending.map((s) => ({ lat: s.dropoffLat, lng: s.dropoffLng })));
-  points.push({ lat: delivery.dropoffLat, lng: delivery.dropoffLng });
+  points.push({ lat: trip.dropoffLat, lng: trip.dropoffLng });
 
-  const { legSeconds } = await provider.legs(points);
+  let legSeconds: number[];
+  try {
+    ({ legSeconds } = await provider.legs(points));
+  } catch (error) {
+    // The claim stands: a failing provider is asked again in 20 s, not on every poll.
+    onError?.(error);
+    return readCache(orm, trip.id, stops);
+  }
   const cumulative: number[] = [];
   let total = 0;
   for (const seconds of legSeconds) cumulative.push(Math.ceil((total += seconds) / 60));
   // Minutes to each remaining drop: skip the leg to the pickup when the parcel is not collected yet.
-  const toDrops = delivery.status === 'accepted' ? cumulative.slice(1) : cumulative;
+  const toDrops = trip.status === 'accepted' ? cumulative.slice(1) : cumulative;
   const legsByPosition: (number | null)[] = stops.map(() => null);
   pending.forEach((stop, i) => (legsByPosition[stop.position] = toDrops[i] ?? null));
   const finalMin = toDrops[toDrops.length - 1] ?? 0;
   await em.execute('update deliveries set eta_min = ?, eta_legs_min = ? where id = ?', [
     finalMin,
     JSON.stringify(legsByPosition),
-    delivery.id,
+    trip.id,
   ]);
   return { finalMin, stopsMin: legsByPosition };
 }
 
-function fromCache(finalMin: number | null, legs: (number | null)[] | null, stops: DeliveryStop[]): Eta {
-  return {
-    finalMin,
-    stopsMin: stops.map((s) => (s.status === 'pending' ? (legs?.[s.position] ?? null) : null)),
-  };
+/** Another process holds the refresh: serve the figure it (or an earlier one) stored. */
+async function readCache(orm: MikroORM, deliveryId: string, stops: EtaStop[]): Promise<Eta> {
+  const [row] = await orm.em.fork().execute<{ eta_min: number | null; eta_legs_min: (number | null)[] | null }[]>(
+    'select eta_min, eta_legs_min from deliveries where id = ?',
+    [deliveryId],
+  );
+  return fromCache(row?.eta_min ?? null, row?.eta_legs_min ?? null, stops);
+}
+
+function fromCache(finalMin: number | null, legs: (number | null)[] | null, stops: EtaStop[]): Eta {
+  const stopsMin: (number | null)[] = stops.map(() => null);
+  for (const s of stops) stopsMin[s.position] = s.status === 'pending' ? (legs?.[s.position] ?? null) : null;
+  return { finalMin, stopsMin };
 }

@@ -13,5 +13,6 @@ export function deliveryTimings(settings: Settings): DeliveryTimings {
     webhookTimeoutSeconds: settings.webhookTimeoutSeconds,
     roboRiderStepSeconds: settings.roboRiderStepSeconds,
     paymentPollSeconds: settings.paymentPollSeconds,
+    debitRetryInitialSeconds: settings.debitRetryInitialSeconds,
   };
 }

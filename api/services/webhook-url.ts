@@ -2,6 +2,19 @@ import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
 import { ApiError } from '../errors';
 
+/** Readable names for the address ranges of ipaddr.js that a callback may not reach. */
+const RANGE_NAMES: Record<string, string> = {
+  private: 'private',
+  uniqueLocal: 'private (IPv6 unique local)',
+  carrierGradeNat: 'private (carrier-grade NAT)',
+  loopback: 'loopback',
+  linkLocal: 'link-local',
+  unspecified: 'unspecified',
+  broadcast: 'broadcast',
+  multicast: 'multicast',
+  reserved: 'reserved',
+};
+
 /**
  * Checks a callback URL when it is set. In production it must be HTTPS and every address its
  * host resolves to must be public unicast (not private, loopback, link-local, mapped or reserved).
@@ -33,8 +46,9 @@ export async function checkWebhookUrl(raw: string, production: boolean): Promise
   for (const address of addresses) {
     const range = ipaddr.process(address).range();
     if (range !== 'unicast') {
-      throw ApiError.badRequest(`webhook_url points at a ${range} address, which is not allowed`, {
-        webhook_url: `resolves to a ${range} address (${address})`,
+      const kind = RANGE_NAMES[range] ?? `non-public, ${range}`;
+      throw ApiError.badRequest(`webhook_url must point at a public address; ${url.hostname} is ${kind}`, {
+        webhook_url: `resolves to ${address} (${kind}), which is not allowed`,
       });
     }
   }

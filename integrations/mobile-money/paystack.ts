@@ -15,10 +15,11 @@
  *   poller should stop waiting.
  * - Existence (`resolve`): Paystack's account-name lookup is asked under the partner's network
  *   first (numbers are portable, so a name found there wins over the prefix). If it cannot
- *   resolve, the number's prefix picks the network (asked once more if it differs) and, failing a
- *   name, the number is accepted with `accountName: null`, because name lookup is not offered for
- *   every wallet. A number "does not exist" only when Paystack cannot resolve it AND it lies
- *   outside every Ghana mobile-money prefix range (or is not `+233` + 9 digits at all).
+ *   resolve, the other two networks are asked, the prefix's network first: a number that resolves
+ *   elsewhere belongs to that network (a ported number). Failing every lookup, the number's prefix
+ *   picks the network and the number is accepted with `accountName: null`, because name lookup is
+ *   not offered for every wallet. A number "does not exist" only when Paystack cannot resolve it
+ *   AND it lies outside every Ghana mobile-money prefix range (or is not `+233` + 9 digits).
  * - The secret key travels only in the Authorization header; errors carry method, path and
  *   status, never the request config, so logging an error cannot leak the key.
  */
@@ -26,12 +27,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import {
   GatewayUnavailableError,
+  PROVIDERS,
   type DebitRequest,
   type DebitResult,
   type MobileMoneyGateway,
   type MobileMoneyProvider,
   type ResolveResult,
 } from './gateway';
+import { networkOf } from './networks';
 
 export interface PaystackGatewayOptions {
   secretKey: string;
@@ -55,13 +58,6 @@ const RESOLVE_BANK_CODE: Record<MobileMoneyProvider, string> = {
   network_a: 'MTN',
   network_b: 'VOD',
   network_c: 'ATL',
-};
-
-/** Operator prefixes after +233, as allocated; only a hint, since numbers are portable. */
-const PREFIXES: Record<MobileMoneyProvider, readonly string[]> = {
-  network_a: ['24', '25', '53', '54', '55', '59'],
-  network_b: ['20', '50'],
-  network_c: ['23', '26', '27', '56', '57'],
 };
 
 const PAID = new Set(['success']);
@@ -98,12 +94,14 @@ export class PaystackGateway implements MobileMoneyGateway {
     const asked = await this.lookupName(local, provider);
     if (asked.resolved) return { exists: true, provider, accountName: asked.accountName };
 
+    // A ported number resolves under its new network: ask the others, the prefix's network first.
     const byPrefix = providerForLocalPhone(local);
-    if (byPrefix === null) return { exists: false };
-    if (byPrefix !== provider) {
-      const other = await this.lookupName(local, byPrefix);
-      if (other.resolved) return { exists: true, provider: byPrefix, accountName: other.accountName };
+    const others = PROVIDERS.filter((p) => p !== provider).sort((a, b) => Number(b === byPrefix) - Number(a === byPrefix));
+    for (const other of others) {
+      const found = await this.lookupName(local, other);
+      if (found.resolved) return { exists: true, provider: other, accountName: found.accountName };
     }
+    if (byPrefix === null) return { exists: false };
     return { exists: true, provider: byPrefix, accountName: null };
   }
 
@@ -243,12 +241,9 @@ function toLocalPhone(phone: string): string | null {
   return match ? `0${match[1]}` : null;
 }
 
+/** The operator's allocated range; only a hint, since numbers are portable. */
 function providerForLocalPhone(localPhone: string): MobileMoneyProvider | null {
-  const prefix = localPhone.slice(1, 3);
-  for (const [provider, prefixes] of Object.entries(PREFIXES) as [MobileMoneyProvider, readonly string[]][]) {
-    if (prefixes.includes(prefix)) return provider;
-  }
-  return null;
+  return networkOf(`+233${localPhone.slice(1)}`);
 }
 
 function toDebitResult(body: Envelope): DebitResult {

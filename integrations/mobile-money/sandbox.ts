@@ -28,7 +28,8 @@ interface LedgerRow {
   reference: string;
   state: 'pending' | 'paid' | 'failed';
   reason: string | null;
-  settle_at: Date;
+  /** Raw query rows carry timestamps as text. */
+  settle_at: Date | string;
 }
 
 export class SandboxNetwork implements MobileMoneyGateway {
@@ -84,7 +85,7 @@ export class SandboxNetwork implements MobileMoneyGateway {
     await this.networkDelay();
     const row = await this.row(reference);
     if (!row) return { state: 'failed', reason: 'No debit with this reference' };
-    if (row.state === 'pending' && row.settle_at.getTime() <= Date.now()) return (await this.settle(reference)) ?? this.result(row);
+    if (row.state === 'pending' && new Date(row.settle_at).getTime() <= Date.now()) return (await this.settle(reference)) ?? this.result(row);
     return this.result(row);
   }
 

@@ -4,7 +4,10 @@ import type { MobileMoneyGateway } from './gateway';
 import { PaystackGateway } from './paystack';
 import { SandboxNetwork } from './sandbox';
 
-/** The gateway for each mode: test keys always use the sandbox; live keys use PAYMENT_GATEWAY. */
+/**
+ * The gateway for each mode. Test keys always use the sandbox network, whatever PAYMENT_GATEWAY
+ * says, so no test booking can ever move real money; live keys use PAYMENT_GATEWAY.
+ */
 export function selectGateways(settings: Settings, em: () => EntityManager) {
   const sandbox = new SandboxNetwork({ em, confirmMs: settings.sandboxConfirmMs });
   const live: MobileMoneyGateway =
@@ -12,6 +15,8 @@ export function selectGateways(settings: Settings, em: () => EntityManager) {
       ? new PaystackGateway({
           secretKey: settings.paystackSecretKey as string,
           baseUrl: settings.paystackBaseUrl,
+          timeoutMs: settings.paystackTimeoutMs,
+          // Used only when a charge carries no email of its own (every debit passes the partner's).
           defaultEmail: `payments@${new URL(settings.siteUrl).hostname}`,
         })
       : sandbox;

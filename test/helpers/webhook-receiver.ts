@@ -47,6 +47,10 @@ export function deliveryCallbackReceiver(options: {
       return;
     }
     const callback = JSON.parse(raw.toString('utf8')) as DeliveryCallback;
+    if (!callback.event.startsWith('delivery.')) {
+      res.writeHead(204).end(); // Acknowledge what you do not act on, such as the dashboard's webhook.test.
+      return;
+    }
     // The same event may arrive more than once: act on each status change of a delivery once.
     const key = `${callback.delivery_id}:${callback.status}`;
     if (!handled.has(key)) {

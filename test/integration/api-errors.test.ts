@@ -149,7 +149,9 @@ describe('when Temporal is unreachable', () => {
       const res = await api(down.baseUrl, partner.liveKey).post('/partner/deliveries', bookingBody());
       expect(res.status).toBe(503);
       expectEnvelope(res.body, 'unavailable');
-      const [{ count }] = await down.orm.em.fork().execute('select count(*)::int as count from deliveries where partner_id = ?', [partner.partnerId]);
+      const [{ count }] = await down.orm.em
+        .fork()
+        .execute<{ count: number }[]>('select count(*)::int as count from deliveries where partner_id = ?', [partner.partnerId]) as [{ count: number }];
       expect(count).toBe(0);
       const ready = await fetch(`${down.baseUrl}/readyz`);
       expect(ready.status).toBe(503);

@@ -16,7 +16,7 @@ describe('the API description', () => {
   it('is served at /openapi.json and passes the OpenAPI 3.1 linter', async () => {
     const res = await fetch(`${stack.baseUrl}/openapi.json`);
     expect(res.status).toBe(200);
-    const document = await res.json();
+    const document = (await res.json()) as { openapi: string; paths: Record<string, unknown> };
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths)).toEqual(
       expect.arrayContaining([

@@ -72,7 +72,7 @@ describe('npm start', () => {
       body: JSON.stringify({ pickup_lat: 5.5497, pickup_lng: -0.2096, dropoff_lat: 5.6052, dropoff_lng: -0.1668 }),
     });
     expect(quote.status).toBe(200);
-    expect((await quote.json()).total_fare).toBeGreaterThan(0);
+    expect(((await quote.json()) as { total_fare: number }).total_fare).toBeGreaterThan(0);
     expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
 
     const second = spawnSync('node', ['scripts/start.mjs'], { env, encoding: 'utf8', timeout: 60_000 });

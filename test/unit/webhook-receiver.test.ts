@@ -105,4 +105,10 @@ describe('receiver over HTTP', () => {
     expect(await send(next, signatureHeader(secret, next))).toBe(204);
     expect(handled.map((c) => c.status)).toEqual(['accepted', 'picked_up']);
   });
+
+  it('acknowledges a signed event of another kind without handling it', async () => {
+    const test = JSON.stringify({ event: 'webhook.test', delivery_id: null, status: null, occurred_at: '2026-11-21T14:03:00.000+00:00', data: {} });
+    expect(await send(test, signatureHeader(secret, test))).toBe(204);
+    expect(handled).toHaveLength(2);
+  });
 });

@@ -215,8 +215,10 @@ describe('verification at hand-over', () => {
       body: form,
     });
     expect(accepted.status).toBe(200);
-    const [photo] = await stack.orm.em.fork().execute('select size_bytes from handover_photos where delivery_id = ?', [created.id]);
-    expect(photo.size_bytes).toBe(png.length);
+    const [photo] = await stack.orm.em
+      .fork()
+      .execute<{ size_bytes: number }[]>('select size_bytes from handover_photos where delivery_id = ?', [created.id]);
+    expect(photo?.size_bytes).toBe(png.length);
   });
 });
 

@@ -1,0 +1,36 @@
+import { Context } from '@temporalio/activity';
+import type { MetricMeter, MetricTags } from '@temporalio/common';
+
+/**
+ * The worker's business counters. They go through the Temporal SDK's metric meter, so they are
+ * served beside the SDK's own metrics on the worker's Prometheus endpoint (WORKER_METRICS_PORT),
+ * each tagged with the activity's namespace, task queue and workflow type.
+ */
+function meter(): MetricMeter | null {
+  try {
+    return Context.current().metricMeter;
+  } catch {
+    // Called outside an activity (a script, say): there is nothing to report to.
+    return null;
+  }
+}
+
+function count(name: string, help: string, tags: MetricTags): void {
+  meter()?.createCounter(name, undefined, help).add(1, tags);
+}
+
+export const workerMetrics = {
+  /** A status change written to the read model. */
+  transition(status: string): void {
+    count('delivery_transitions_total', 'Delivery status changes recorded, by status', { status });
+  },
+  /** One try at one callback; `final` when the retry policy will not try again. */
+  webhookAttempt(outcome: 'delivered' | 'failed', final: boolean): void {
+    count('webhook_attempts_total', 'Callback attempts, by outcome', { outcome });
+    if (outcome === 'failed' && final) count('webhook_failures_total', 'Callbacks given up after the last attempt', {});
+  },
+  /** The final outcome of a delivery's debit. */
+  debit(outcome: string): void {
+    count('debits_total', 'Debits settled, by outcome', { outcome });
+  },
+};

@@ -1,0 +1,106 @@
+import { html, type Html } from '../html';
+import { errorSummary, field, type FieldErrors } from './forms';
+import { csrfInput, layout, type PageContext } from './layout';
+
+export const PASSWORD_MIN = 10;
+
+const SIGNUP_LABELS = { business_name: 'Business name', email: 'Email address', password: 'Password' };
+
+export function signUpPage(ctx: PageContext, values: Record<string, string> = {}, errors: FieldErrors = {}): Html {
+  return layout(
+    ctx,
+    'Create your account',
+    html`<section class="narrow">
+      <h1>Create your partner account</h1>
+      <p class="lead">Book motorbike deliveries from your own systems. After you confirm your email address you can create an API key.</p>
+      ${errorSummary(errors)}
+      <form method="post" action="/dashboard/signup" novalidate>
+        ${csrfInput(ctx)}
+        ${field(errors, { name: 'business_name', label: SIGNUP_LABELS.business_name, value: values.business_name, autocomplete: 'organization', required: true, maxlength: 120 })}
+        ${field(errors, { name: 'email', label: SIGNUP_LABELS.email, type: 'email', value: values.email, autocomplete: 'email', inputmode: 'email', required: true, maxlength: 254, hint: 'We send a confirmation link here.' })}
+        ${field(errors, { name: 'password', label: SIGNUP_LABELS.password, type: 'password', autocomplete: 'new-password', required: true, maxlength: 200, hint: `At least ${PASSWORD_MIN} characters.` })}
+        <button type="submit" class="button primary">Create account</button>
+      </form>
+      <p>Already have an account? <a href="/dashboard/login">Log in</a>.</p>
+    </section>`,
+  );
+}
+
+const LOGIN_LABELS = { email: 'Email address', password: 'Password' };
+
+export function logInPage(ctx: PageContext, values: Record<string, string> = {}, errors: FieldErrors = {}, next = ''): Html {
+  return layout(
+    ctx,
+    'Log in',
+    html`<section class="narrow">
+      <h1>Log in</h1>
+      ${errorSummary(errors)}
+      <form method="post" action="/dashboard/login" novalidate>
+        ${csrfInput(ctx)}
+        ${next ? html`<input type="hidden" name="next" value="${next}">` : ''}
+        ${field(errors, { name: 'email', label: LOGIN_LABELS.email, type: 'email', value: values.email, autocomplete: 'username', inputmode: 'email', required: true, maxlength: 254 })}
+        ${field(errors, { name: 'password', label: LOGIN_LABELS.password, type: 'password', autocomplete: 'current-password', required: true, maxlength: 200 })}
+        <button type="submit" class="button primary">Log in</button>
+      </form>
+      <p>New here? <a href="/dashboard/signup">Create an account</a>.</p>
+      <p>Did not get the confirmation email? <a href="/dashboard/resend">Send it again</a>.</p>
+    </section>`,
+  );
+}
+
+export function checkEmailPage(ctx: PageContext, email: string): Html {
+  return layout(
+    ctx,
+    'Check your email',
+    html`<section class="narrow">
+      <h1>Check your email</h1>
+      <p class="lead">If <strong>${email}</strong> can be used for an account, we have sent a message there. Open the link in it to confirm your address.</p>
+      <p>The link works once. It can take a minute to arrive; look in your spam folder too.</p>
+      <p><a class="button primary" href="/dashboard/login">Go to log in</a></p>
+      <p>Nothing arrived? <a href="/dashboard/resend">Send the link again</a>.</p>
+    </section>`,
+  );
+}
+
+export function resendPage(ctx: PageContext, values: Record<string, string> = {}, errors: FieldErrors = {}, sent = false): Html {
+  return layout(
+    ctx,
+    'Send the confirmation link again',
+    html`<section class="narrow">
+      <h1>Send the confirmation link again</h1>
+      ${sent
+        ? html`<p class="flash flash-ok" role="status">If an account that still needs confirming uses <strong>${values.email ?? ''}</strong>, a new link is on its way.</p>`
+        : ''}
+      ${errorSummary(errors)}
+      <form method="post" action="/dashboard/resend" novalidate>
+        ${csrfInput(ctx)}
+        ${field(errors, { name: 'email', label: 'Email address', type: 'email', value: values.email, autocomplete: 'email', inputmode: 'email', required: true, maxlength: 254 })}
+        <button type="submit" class="button primary">Send link</button>
+      </form>
+      <p><a href="/dashboard/login">Back to log in</a></p>
+    </section>`,
+  );
+}
+
+export function confirmedPage(ctx: PageContext, ok: boolean): Html {
+  if (ok) {
+    return layout(
+      ctx,
+      'Email confirmed',
+      html`<section class="narrow">
+        <h1>Email address confirmed</h1>
+        <p class="lead">Thank you. You can now create API keys.</p>
+        <p><a class="button primary" href="${ctx.viewer ? '/dashboard/keys' : '/dashboard/login'}">${ctx.viewer ? 'Create an API key' : 'Log in'}</a></p>
+      </section>`,
+    );
+  }
+  return layout(
+    ctx,
+    'Link not valid',
+    html`<section class="narrow">
+      <h1>This link does not work any more</h1>
+      <p class="lead">Confirmation links work once and expire after a while. If your address is already confirmed, just log in.</p>
+      <p><a class="button primary" href="/dashboard/resend">Send a new link</a> <a class="button secondary" href="/dashboard/login">Log in</a></p>
+    </section>`,
+  );
+}

@@ -1,0 +1,109 @@
+import { DELIVERY_STATUSES } from '../../../domain/lifecycle';
+import type { DeliveryResource } from '../../../domain/delivery-view';
+import { html, type Html } from '../html';
+import { copyField } from './copy';
+import { badge, cedis, statusText, when } from './format';
+import { layout, type PageContext } from './layout';
+import { callbackLog, type CallbackView } from './webhook-log';
+
+export const PAGE_SIZE = 20;
+
+function filterForm(status: string | null): Html {
+  return html`<form method="get" action="/dashboard/deliveries" class="filter">
+    <label for="status">Status</label>
+    <select id="status" name="status">
+      <option value=""${status ? '' : html` selected`}>All</option>
+      ${DELIVERY_STATUSES.map((s) => html`<option value="${s}"${s === status ? html` selected` : ''}>${statusText(s)}</option>`)}
+    </select>
+    <button type="submit" class="button secondary">Show</button>
+  </form>`;
+}
+
+function pageLink(status: string | null, offset: number, label: string): Html {
+  const query = new URLSearchParams({ ...(status ? { status } : {}), ...(offset ? { offset: String(offset) } : {}) }).toString();
+  return html`<a href="/dashboard/deliveries${query ? `?${query}` : ''}">${label}</a>`;
+}
+
+export function deliveriesPage(ctx: PageContext, deliveries: DeliveryResource[], status: string | null, offset: number, hasMore: boolean): Html {
+  return layout(
+    ctx,
+    'Deliveries',
+    html`<h1>Deliveries</h1>
+    <p class="lead">Your ${ctx.mode} deliveries, newest first.</p>
+    ${filterForm(status)}
+    ${
+      deliveries.length === 0
+        ? html`<p class="empty">${status ? `No ${ctx.mode} deliveries are ${statusText(status).toLowerCase()}.` : html`No ${ctx.mode} deliveries yet. <a href="/dashboard">See how to book one</a>.`}</p>`
+        : html`<table class="cards">
+          <caption class="visually-hidden">Deliveries${status ? `, ${statusText(status)}` : ''}</caption>
+          <thead><tr><th scope="col">Reference</th><th scope="col">Status</th><th scope="col">Payment</th><th scope="col">To</th><th scope="col">Fare</th><th scope="col">Booked</th></tr></thead>
+          <tbody>
+          ${deliveries.map(
+            (d) => html`<tr>
+              <th scope="row" data-label="Reference"><a href="/dashboard/deliveries/${d.id}">${d.reference}</a></th>
+              <td data-label="Status">${badge(d.status)}</td>
+              <td data-label="Payment">${badge(d.payment_status)}</td>
+              <td data-label="To">${d.recipient_name}, ${d.dropoff_address}</td>
+              <td data-label="Fare">${cedis(d.total_fare)}</td>
+              <td data-label="Booked">${when(d.created_at)}</td>
+            </tr>`,
+          )}
+          </tbody>
+        </table>`
+    }
+    <nav class="pager" aria-label="Delivery pages">
+      ${offset > 0 ? pageLink(status, Math.max(0, offset - PAGE_SIZE), 'Newer') : ''}
+      ${hasMore ? pageLink(status, offset + PAGE_SIZE, 'Older') : ''}
+    </nav>`,
+  );
+}
+
+function row(label: string, value: Html | string): Html {
+  return html`<div class="row"><dt>${label}</dt><dd>${value}</dd></div>`;
+}
+
+export function deliveryPage(ctx: PageContext, d: DeliveryResource, callbacks: CallbackView[], webhookSet: boolean): Html {
+  const drops = [...d.additional_stops.map((s) => ({ ...s, final: false })), { ...d, status: d.status, final: true }];
+  return layout(
+    ctx,
+    `Delivery ${d.reference}`,
+    html`<p class="crumbs"><a href="/dashboard/deliveries">Deliveries</a></p>
+    <h1>Delivery ${d.reference}</h1>
+    <p class="status-line">${badge(d.status)} <span>Payment: ${badge(d.payment_status)}</span></p>
+    <section class="panel" aria-labelledby="track-title">
+      <h2 id="track-title">Public tracking page</h2>
+      ${copyField('tracking-link', 'Link to share with your customer', d.tracking_url, 'Anyone with this link sees the route, the rider and the ETA, never phone numbers or fares.')}
+      <p><a href="${d.tracking_url}">Open the tracking page</a></p>
+    </section>
+    <section class="panel" aria-labelledby="details-title">
+      <h2 id="details-title">Details</h2>
+      <dl class="details">
+        ${row('Pick-up', d.pickup_address)}
+        ${drops.map((s, i) =>
+          row(
+            s.final ? 'Drop-off' : `Stop ${i + 1}`,
+            html`${s.dropoff_address}<br><span class="muted">${s.recipient_name}, ${s.recipient_phone} · ${s.package_size}</span>${s.final ? '' : html` ${badge(s.status)}`}`,
+          ),
+        )}
+        ${row('Package', `${d.package_size}${d.package_description ? `: ${d.package_description}` : ''}`)}
+        ${row('Hand-over check', d.verification_method === 'none' ? 'None' : d.verification_method === 'otp' ? 'Code sent to the recipient' : 'Photo')}
+        ${d.scheduled_at ? row('Scheduled for', when(d.scheduled_at)) : ''}
+        ${row('Rider', d.rider ? `${d.rider.name}${d.rider.vehicle ? `, ${d.rider.vehicle}` : ''}` : 'Not yet assigned')}
+        ${row('Distance', `${d.distance_km} km`)}
+        ${row('Fare', html`${cedis(d.total_fare)} <span class="muted">(base ${cedis(d.base_fare)} + distance ${cedis(d.distance_fee)} + service ${cedis(d.service_fee)})</span>`)}
+        ${row('Booked', when(d.created_at))}
+        ${row('Delivery id', html`<code class="break">${d.id}</code>`)}
+      </dl>
+    </section>
+    <section class="panel" aria-labelledby="trail-title">
+      <h2 id="trail-title">Event trail</h2>
+      <ol class="trail">
+        ${d.events.map((e) => html`<li>${badge(e.status)} ${when(e.created_at)}</li>`)}
+      </ol>
+    </section>
+    <section aria-labelledby="callbacks-title">
+      <h2 id="callbacks-title">Callbacks for this delivery</h2>
+      ${callbackLog(ctx, callbacks, new Map([[d.id, d.reference]]), `/dashboard/deliveries/${d.id}`, webhookSet)}
+    </section>`,
+  );
+}

@@ -1,0 +1,37 @@
+import type { Request, Response } from 'express';
+import type { Html } from './html';
+import type { PageContext } from './pages/layout';
+
+/** The page context the dashboard builds for every request (see router.ts). */
+export function pageOf(res: Response): PageContext {
+  return res.locals.page as PageContext;
+}
+
+export function render(res: Response, page: Html, status = 200): void {
+  res.status(status).type('html').send(page.value);
+}
+
+/** A message for the next page, then a redirect (POST → redirect → GET, so reloading is harmless). */
+export function redirectWith(req: Request, res: Response, to: string, kind: 'ok' | 'error', text: string): void {
+  req.session.flash = { kind, text };
+  res.redirect(303, to);
+}
+
+/** Only paths inside the dashboard: a `next` or `back` field must never send anyone elsewhere. */
+export function safeDashboardPath(value: unknown, fallback = '/dashboard'): string {
+  if (typeof value !== 'string') return fallback;
+  return /^\/dashboard(?:[/?][A-Za-z0-9/_.?=&%-]*)?$/.test(value) ? value : fallback;
+}
+
+/** Trimmed text fields of a submitted form; anything missing or not text becomes ''. */
+export function formValues<K extends string>(req: Request, names: readonly K[]): Record<K, string> {
+  const body = (req.body ?? {}) as Record<string, unknown>;
+  const out = {} as Record<K, string>;
+  for (const name of names) {
+    const value = body[name];
+    out[name] = typeof value === 'string' ? value.trim() : '';
+  }
+  return out;
+}
+
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -1,0 +1,161 @@
+import path from 'node:path';
+import express, { Router, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import cookieParser from 'cookie-parser';
+import helmet from 'helmet';
+import type { AppDeps } from '../deps';
+import { ApiError } from '../errors';
+import { isUnavailable } from '../middleware/errors';
+import { createAccountService } from './accounts';
+import { dashboardCsrf } from './csrf';
+import { createMailer } from './mail';
+import { authRateLimit } from './rate-limit';
+import { errorPage } from './pages/errors';
+import type { PageContext } from './pages/layout';
+import { pageOf, render } from './respond';
+import { createAccountRoutes } from './routes/account';
+import { createAuthRoutes } from './routes/auth';
+import { createDeliveryRoutes } from './routes/deliveries';
+import { createKeyRoutes } from './routes/keys';
+import { createOverviewRoutes } from './routes/overview';
+import { createPaymentMethodRoutes } from './routes/payment-methods';
+import { createWebhookRoutes } from './routes/webhook';
+import { loadCookieSecret } from './secret';
+import { dashboardSession, SESSION_COOKIE } from './session';
+
+const WEB = path.resolve(__dirname, '../../web');
+
+/** Pages and forms for visitors without a session. */
+const PUBLIC_PATHS = new Set(['/signup', '/check-email', '/confirm', '/login', '/resend']);
+
+/** Only this origin: no inline script or style, no framing, forms post back here only. */
+function securityHeaders(production: boolean): RequestHandler {
+  return helmet({
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        'default-src': ["'self'"],
+        'script-src': ["'self'"],
+        'style-src': ["'self'"],
+        'img-src': ["'self'", 'data:'],
+        'font-src': ["'self'"],
+        'connect-src': ["'self'"],
+        'object-src': ["'none'"],
+        'base-uri': ["'none'"],
+        'form-action': ["'self'"],
+        'frame-ancestors': ["'none'"],
+        ...(production ? { 'upgrade-insecure-requests': [] } : {}),
+      },
+    },
+    referrerPolicy: { policy: 'same-origin' },
+  });
+}
+
+/**
+ * The partner dashboard, server-rendered: sign-up and log-in, keys, webhook, Mobile Money
+ * accounts and deliveries. Sessions live in Postgres and every form carries a CSRF token.
+ */
+export function createDashboardRouter(deps: AppDeps): Router {
+  const { orm, settings, logger } = deps;
+  const router = Router();
+  const accounts = createAccountService({ orm, settings, logger, mailer: createMailer(settings, logger) });
+
+  // The cookie secret may come from the database, so sessions are set up on the first request.
+  let secret = '';
+  let session: RequestHandler | null = null;
+  let loading: Promise<void> | null = null;
+  const ready = (): Promise<void> =>
+    (loading ??= loadCookieSecret(orm, settings).then(
+      (value) => {
+        secret = value;
+        session = dashboardSession(orm, settings, logger, value);
+      },
+      (error: unknown) => {
+        loading = null;
+        throw error;
+      },
+    ));
+  const csrf = dashboardCsrf(settings, () => secret);
+
+  const authLimit = authRateLimit(deps);
+
+  router.use(securityHeaders(settings.nodeEnv === 'production'));
+  router.get(['/assets/dashboard.css', '/assets/dashboard.js'], (req, res) => {
+    res.setHeader('Cache-Control', 'public, max-age=300');
+    res.sendFile(path.join(WEB, path.basename(req.path)));
+  });
+  router.use((_req, res, next) => {
+    // Pages can hold a secret shown once; no cache may keep them.
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  router.use(cookieParser());
+  router.use(express.urlencoded({ extended: false, limit: '20kb', parameterLimit: 50 }));
+  router.use(async (req, res, next) => {
+    await ready();
+    session!(req, res, next);
+  });
+  router.use(async (req, res, next) => {
+    const partnerId = req.session.partnerId;
+    const viewer = partnerId ? await accounts.viewer(partnerId) : null;
+    const flash = req.session.flash ?? null;
+    if (flash && req.method === 'GET') delete req.session.flash;
+    let token: string | null = null;
+    const page: PageContext = {
+      get csrf() {
+        token ??= csrf.generateCsrfToken(req, res);
+        return token;
+      },
+      viewer,
+      mode: req.session.mode ?? 'test',
+      path: req.originalUrl.split('#')[0] ?? '/dashboard',
+      flash: req.method === 'GET' ? flash : null,
+    };
+    res.locals.page = page;
+    next();
+  });
+  // Checked before CSRF, so a form posted after the session ran out leads to log-in, not to an error.
+  router.use((req, res, next) => {
+    if (pageOf(res).viewer || PUBLIC_PATHS.has(req.path)) return next();
+    // A session cookie without a session means the session ran out (or was logged out elsewhere).
+    const expired = req.cookies?.[SESSION_COOKIE] && req.path !== '/logout' ? '&expired=1' : '';
+    const back = req.method === 'GET' ? req.originalUrl : '/dashboard';
+    res.redirect(303, `/dashboard/login?next=${encodeURIComponent(back)}${expired}`);
+  });
+  router.use(csrf.doubleCsrfProtection);
+
+  router.use(createAuthRoutes(accounts, authLimit));
+  router.use(createAccountRoutes(accounts));
+  router.use(createOverviewRoutes(deps));
+  router.use(createKeyRoutes(orm));
+  router.use(createPaymentMethodRoutes(deps));
+  router.use(createWebhookRoutes(deps));
+  router.use(createDeliveryRoutes(deps));
+
+  router.use((_req, _res, next) => next(ApiError.notFound('No such page')));
+  router.use(dashboardErrors(deps));
+  return router;
+}
+
+/** Errors as pages a person can act on, never JSON or a stack trace. */
+function dashboardErrors({ logger }: AppDeps) {
+  return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    if (res.headersSent) return;
+    const ctx: PageContext = (res.locals.page as PageContext | undefined) ?? { csrf: '', viewer: null, mode: 'test', path: req.originalUrl };
+    const e = error as { code?: string; status?: number };
+    if (e?.code === 'EBADCSRFTOKEN') {
+      return render(res, errorPage(ctx, 'This form has expired', 'Nothing was changed. Go back, reload the page and try again.', { href: ctx.path.split('?')[0] ?? '/dashboard', label: 'Reload the page' }), 403);
+    }
+    if (error instanceof ApiError && error.status === 404) {
+      return render(res, errorPage(ctx, 'Not found', 'There is nothing here. It may belong to the other mode (test or live), or to another account.'), 404);
+    }
+    if (e?.status === 413 || e?.status === 400) {
+      return render(res, errorPage(ctx, 'That did not work', 'The form could not be read. Go back and try again.'), e.status);
+    }
+    if (isUnavailable(error) || (error instanceof ApiError && error.status === 503)) {
+      logger.error('Dashboard: backing service unavailable', { path: req.path, error: error instanceof Error ? error.message : String(error) });
+      return render(res, errorPage(ctx, 'Try again in a moment', 'A service we rely on is not answering. Nothing was lost.'), 503);
+    }
+    logger.error('Dashboard error', { method: req.method, path: req.path, error: error instanceof Error ? error.message : String(error), stack: error instanceof Error ? error.stack : undefined });
+    render(res, errorPage(ctx, 'Something went wrong', `It was our fault, not yours. Reference: ${String(res.locals.requestId ?? '')}`), 500);
+  };
+}

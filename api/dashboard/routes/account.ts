@@ -1,0 +1,25 @@
+import { Router } from 'express';
+import type { AccountService } from '../accounts';
+import { pageOf, redirectWith, safeDashboardPath } from '../respond';
+
+/** Signed-in account actions: the live/test switch and a fresh confirmation link. */
+export function createAccountRoutes(accounts: AccountService): Router {
+  const router = Router();
+
+  router.post('/mode', (req, res) => {
+    const mode = req.body?.mode === 'live' ? 'live' : 'test';
+    req.session.mode = mode;
+    // Detail pages belong to one mode; the list is the sensible place to land after switching.
+    const back = safeDashboardPath(req.body?.back).replace(/^\/dashboard\/deliveries\/.+$/, '/dashboard/deliveries');
+    redirectWith(req, res, back, 'ok', mode === 'live' ? 'Showing live data.' : 'Showing test data.');
+  });
+
+  router.post('/resend-own', async (req, res) => {
+    const viewer = pageOf(res).viewer!;
+    if (viewer.confirmed) return redirectWith(req, res, '/dashboard', 'ok', 'Your email address is already confirmed.');
+    await accounts.resend(viewer.email);
+    redirectWith(req, res, '/dashboard', 'ok', `A new confirmation link is on its way to ${viewer.email}.`);
+  });
+
+  return router;
+}

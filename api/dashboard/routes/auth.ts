@@ -1,0 +1,99 @@
+import { Router, type RequestHandler } from 'express';
+import type { AccountService } from '../accounts';
+import { checkEmailPage, confirmedPage, logInPage, PASSWORD_MIN, resendPage, signUpPage } from '../pages/auth';
+import type { FieldErrors } from '../pages/forms';
+import { EMAIL, formValues, pageOf, redirectWith, render, safeDashboardPath } from '../respond';
+import { SESSION_COOKIE } from '../session';
+
+/** Sign-up, confirmation, log-in and log-out: the pages reachable without a session. */
+export function createAuthRoutes(accounts: AccountService, authLimit: RequestHandler): Router {
+  const router = Router();
+
+  router.get('/signup', (_req, res) => {
+    if (pageOf(res).viewer) return res.redirect(303, '/dashboard');
+    render(res, signUpPage(pageOf(res)));
+  });
+
+  router.post('/signup', authLimit, async (req, res) => {
+    const values = formValues(req, ['business_name', 'email', 'password'] as const);
+    const errors: FieldErrors = {};
+    if (!values.business_name) errors.business_name = 'Enter the name of your business';
+    else if (values.business_name.length > 120) errors.business_name = 'Use at most 120 characters';
+    if (!values.email) errors.email = 'Enter your email address';
+    else if (!EMAIL.test(values.email) || values.email.length > 254) errors.email = 'Enter an email address like name@example.com';
+    // Passwords are taken as typed: spaces count.
+    const password = typeof req.body?.password === 'string' ? (req.body.password as string) : '';
+    if (!password) errors.password = 'Choose a password';
+    else if (password.length < PASSWORD_MIN) errors.password = `Use at least ${PASSWORD_MIN} characters`;
+    else if (password.length > 200) errors.password = 'Use at most 200 characters';
+    if (Object.keys(errors).length) return render(res, signUpPage(pageOf(res), values, errors), 400);
+
+    await accounts.signUp({ email: values.email, password, businessName: values.business_name });
+    res.redirect(303, `/dashboard/check-email?email=${encodeURIComponent(values.email)}`);
+  });
+
+  router.get('/check-email', (req, res) => {
+    const email = typeof req.query.email === 'string' ? req.query.email.slice(0, 254) : '';
+    render(res, checkEmailPage(pageOf(res), email));
+  });
+
+  router.get('/confirm', async (req, res) => {
+    const confirmed = await accounts.confirm(typeof req.query.token === 'string' ? req.query.token : '');
+    const ctx = pageOf(res);
+    if (confirmed && confirmed === ctx.viewer?.partnerId) {
+      return redirectWith(req, res, '/dashboard/keys', 'ok', 'Your email address is confirmed. You can create API keys now.');
+    }
+    render(res, confirmedPage(ctx, confirmed !== null), confirmed ? 200 : 400);
+  });
+
+  router.get('/login', (req, res) => {
+    const ctx = pageOf(res);
+    const next = safeDashboardPath(req.query.next, '');
+    if (ctx.viewer) return res.redirect(303, next || '/dashboard');
+    if (req.query.expired === '1') ctx.flash = { kind: 'error', text: 'Your session has ended. Log in again to continue.' };
+    render(res, logInPage(ctx, {}, {}, next));
+  });
+
+  router.post('/login', authLimit, async (req, res) => {
+    const values = formValues(req, ['email'] as const);
+    const password = typeof req.body?.password === 'string' ? (req.body.password as string) : '';
+    const next = safeDashboardPath(req.body?.next, '/dashboard');
+    const errors: FieldErrors = {};
+    if (!values.email) errors.email = 'Enter your email address';
+    if (!password) errors.password = 'Enter your password';
+    if (Object.keys(errors).length) return render(res, logInPage(pageOf(res), values, errors, next), 400);
+
+    const partnerId = await accounts.authenticate(values.email, password);
+    if (!partnerId) {
+      // One message for an unknown address and a wrong password alike.
+      return render(res, logInPage(pageOf(res), values, { password: 'The email address or the password is not right' }, next), 400);
+    }
+    // A new session id at log-in, so an id planted before it (session fixation) is worthless.
+    await new Promise<void>((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
+    req.session.partnerId = partnerId;
+    req.session.mode = 'test';
+    await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+    res.redirect(303, next);
+  });
+
+  router.post('/logout', async (req, res) => {
+    await new Promise<void>((resolve, reject) => req.session.destroy((error) => (error ? reject(error) : resolve())));
+    res.clearCookie(SESSION_COOKIE, { path: '/dashboard' });
+    res.redirect(303, '/dashboard/login');
+  });
+
+  router.get('/resend', (_req, res) => {
+    render(res, resendPage(pageOf(res)));
+  });
+
+  router.post('/resend', authLimit, async (req, res) => {
+    const values = formValues(req, ['email'] as const);
+    if (!EMAIL.test(values.email)) {
+      return render(res, resendPage(pageOf(res), values, { email: 'Enter an email address like name@example.com' }), 400);
+    }
+    await accounts.resend(values.email);
+    render(res, resendPage(pageOf(res), values, {}, true));
+  });
+
+  return router;
+}

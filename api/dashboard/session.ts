@@ -1,0 +1,61 @@
+import type { RequestHandler } from 'express';
+import session from 'express-session';
+import connectPgSimple from 'connect-pg-simple';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from '../../config/logger';
+import type { Settings } from '../../config/settings';
+import type { KeyMode } from '../../domain/api-key';
+
+declare module 'express-session' {
+  interface SessionData {
+    partnerId: string;
+    /** Which data the pages show: the test-key world or the live one. */
+    mode: KeyMode;
+    /** A one-line message for the next page (after a redirect). */
+    flash: { kind: 'ok' | 'error'; text: string };
+  }
+}
+
+export const SESSION_COOKIE = 'dashboard_sid';
+
+/**
+ * Sessions in Postgres through connect-pg-simple, on the ORM's own connection pool (no second
+ * pool to size or close). The cookie is httpOnly, SameSite=Lax, Secure in production, scoped to
+ * /dashboard, and rolls: a session ends after DASHBOARD_SESSION_SECONDS without a request.
+ */
+export function dashboardSession(orm: MikroORM, settings: Settings, logger: Logger, secret: string): RequestHandler {
+  const PgStore = connectPgSimple(session);
+  const knex = orm.em.getConnection().getKnex();
+  const pool = {
+    async query(sql: string, params: unknown[]) {
+      const client = await knex.client.acquireConnection();
+      try {
+        return await client.query(sql, params);
+      } finally {
+        await knex.client.releaseConnection(client);
+      }
+    },
+  };
+  const store = new PgStore({
+    pool: pool as never,
+    tableName: 'dashboard_sessions',
+    pruneSessionInterval: 15 * 60,
+    errorLog: (...args: unknown[]) => logger.warn('Dashboard session store', { error: args.map(String).join(' ') }),
+  });
+  return session({
+    name: SESSION_COOKIE,
+    secret,
+    store,
+    resave: false,
+    saveUninitialized: false,
+    rolling: true,
+    unset: 'destroy',
+    cookie: {
+      path: '/dashboard',
+      httpOnly: true,
+      sameSite: 'lax',
+      secure: settings.nodeEnv === 'production',
+      maxAge: settings.dashboardSessionSeconds * 1000,
+    },
+  });
+}

@@ -1,0 +1,31 @@
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The API process's Prometheus registry: HTTP traffic by route template and status, bookings,
+ * and Node.js itself (event-loop lag, heap, GC). Served at GET /metrics. Labels stay bounded:
+ * route templates, never raw paths, ids or partners.
+ */
+export const apiRegistry = new Registry();
+collectDefaultMetrics({ register: apiRegistry });
+
+export const httpRequests = new Counter({
+  name: 'http_requests_total',
+  help: 'HTTP requests answered, by method, route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  registers: [apiRegistry],
+});
+
+export const httpRequestDuration = new Histogram({
+  name: 'http_request_duration_seconds',
+  help: 'Time to answer an HTTP request, by method, route template and status',
+  labelNames: ['method', 'route', 'status'] as const,
+  buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [apiRegistry],
+});
+
+export const deliveriesBooked = new Counter({
+  name: 'deliveries_booked_total',
+  help: 'Deliveries booked, by key mode',
+  labelNames: ['mode'] as const,
+  registers: [apiRegistry],
+});

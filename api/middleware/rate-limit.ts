@@ -1,0 +1,67 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
+import type { AppDeps } from '../deps';
+import { ApiError } from '../errors';
+import { partnerOf } from './partner-auth';
+import { PostgresRateLimitStore } from './rate-limit-store';
+
+const WINDOW_MS = 60_000;
+
+interface LimiterSpec {
+  /** Names the policy in the `RateLimit` headers and keeps its counters apart in a shared store. */
+  name: string;
+  perMinute: number;
+  key: (req: Request, res: Response) => string;
+  /** Who the budget belongs to, for the 429 message. */
+  per: string;
+}
+
+function limiter({ settings, orm, logger }: AppDeps, spec: LimiterSpec): RequestHandler {
+  const store: Store | undefined = settings.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(orm, spec.name) : undefined;
+  return rateLimit({
+    windowMs: WINDOW_MS,
+    limit: spec.perMinute,
+    standardHeaders: 'draft-8',
+    legacyHeaders: false,
+    identifier: spec.name,
+    keyGenerator: spec.key,
+    ...(store ? { store } : {}),
+    // A store that cannot be reached is an outage like any other: the error handler answers 503.
+    passOnStoreError: false,
+    // Retry-After and the RateLimit headers are already set when this runs.
+    handler: (_req, _res, next) => {
+      next(
+        new ApiError(429, 'rate_limited', `Too many requests: at most ${spec.perMinute} a minute ${spec.per}; retry after the Retry-After seconds`, {
+          limit: spec.perMinute,
+          window_seconds: WINDOW_MS / 1000,
+        }),
+      );
+    },
+    // Forwarded headers are trusted only as `trust proxy` says; a client sending them is no misconfiguration.
+    validate: { xForwardedForHeader: false, forwardedHeader: false },
+    logger: { error: (...args: unknown[]) => logger.error('Rate limiter', { detail: String(args[1] ?? args[0]) }), warn: () => undefined },
+  });
+}
+
+/** Per API key on `/partner/...`; runs after partner authentication. */
+export function partnerRateLimit(deps: AppDeps): RequestHandler {
+  return limiter(deps, {
+    name: 'partner',
+    perMinute: deps.settings.rateLimitPartnerPerMinute,
+    key: (_req, res) => partnerOf(res).keyId,
+    per: 'per API key',
+  });
+}
+
+/** IPv6 clients are counted per /56, the block one customer usually holds. */
+const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown', 56);
+
+/** Per client IP on the public tracking view. */
+export function trackingRateLimit(deps: AppDeps): RequestHandler {
+  return limiter(deps, { name: 'track', perMinute: deps.settings.rateLimitPublicPerMinute, key: clientIp, per: 'per IP address' });
+}
+
+/** Per client IP on place search. */
+export function placesRateLimit(deps: AppDeps): RequestHandler {
+  return limiter(deps, { name: 'places', perMinute: deps.settings.rateLimitPlacesPerMinute, key: clientIp, per: 'per IP address' });
+}

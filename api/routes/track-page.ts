@@ -1,0 +1,76 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import express, { Router } from 'express';
+import helmet from 'helmet';
+import type { AppDeps } from '../deps';
+
+const WEB_DIR = path.resolve(__dirname, '../../web');
+const LEAFLET_DIR = path.dirname(require.resolve('leaflet/dist/leaflet.js'));
+
+function escapeAttribute(value: string): string {
+  return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/**
+ * The origin a tile URL template loads images from, as a CSP source: `{s}` subdomains become
+ * a wildcard. Null when the template is not an absolute http(s) URL.
+ */
+export function tileSource(template: string | undefined): string | null {
+  if (!template) return null;
+  try {
+    const url = new URL(template.replace(/\{s\}/g, 'tile-subdomain'));
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
+    return `${url.protocol}//${url.host.replace(/^tile-subdomain\./, '*.')}`;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * GET /track?id=<delivery id>: the recipient's page. It is static; the script in it reads the
+ * id from the address and polls the public view. Everything it loads comes from this server
+ * (Leaflet from node_modules, no tile layer), unless MAP_TILE_URL names a tile server.
+ */
+export function createTrackPageRouter({ settings }: AppDeps): Router {
+  const router = Router();
+  const tiles = tileSource(settings.mapTileUrl);
+  const html = readFileSync(path.join(WEB_DIR, 'track.html'), 'utf8').replace(
+    '{{TILE_URL}}',
+    escapeAttribute(tiles ? (settings.mapTileUrl as string) : ''),
+  );
+
+  const policy = helmet.contentSecurityPolicy({
+    useDefaults: false,
+    directives: {
+      'default-src': ["'self'"],
+      'script-src': ["'self'"],
+      'style-src': ["'self'"],
+      'img-src': ["'self'", 'data:', ...(tiles ? [tiles] : [])],
+      'connect-src': ["'self'"],
+      'font-src': ["'self'"],
+      'object-src': ["'none'"],
+      'base-uri': ["'none'"],
+      'form-action': ["'none'"],
+      'frame-ancestors': ["'self'"],
+    },
+  });
+  // The address carries the delivery id, which is the credential: keep it out of logs elsewhere.
+  const privateHeaders: express.RequestHandler = (_req, res, next) => {
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    res.setHeader('X-Robots-Tag', 'noindex, nofollow');
+    next();
+  };
+
+  router.get('/track', policy, privateHeaders, (_req, res) => {
+    res.setHeader('Cache-Control', 'no-cache');
+    res.type('html').send(html);
+  });
+  router.get('/track/assets/track.js', policy, (_req, res) => {
+    res.sendFile(path.join(WEB_DIR, 'track.js'), { headers: { 'Cache-Control': 'no-cache' } });
+  });
+  router.get('/track/assets/track.css', policy, (_req, res) => {
+    res.sendFile(path.join(WEB_DIR, 'track.css'), { headers: { 'Cache-Control': 'no-cache' } });
+  });
+  router.use('/track/assets/leaflet', policy, express.static(LEAFLET_DIR, { maxAge: '1d', index: false, fallthrough: true }));
+  return router;
+}

@@ -1,0 +1,58 @@
+// A small JSON client for the API, as a partner's server or a rider's app would call it.
+
+export function apiClient(baseUrl, token) {
+  async function call(method, path, body) {
+    const response = await fetch(`${baseUrl}/api/v1${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    let json = null;
+    try {
+      json = text ? JSON.parse(text) : null;
+    } catch {
+      json = text;
+    }
+    return { status: response.status, body: json };
+  }
+  return {
+    get: (path) => call('GET', path),
+    post: (path, body) => call('POST', path, body),
+    put: (path, body) => call('PUT', path, body),
+  };
+}
+
+export const ACCRA = {
+  makola: { lat: 5.5497, lng: -0.2096 },
+  airport: { lat: 5.6052, lng: -0.1668 },
+  // Far from every bench rider: bookings here stay pending and are offered to nobody.
+  kumasi: { lat: 6.6885, lng: -1.6244 },
+  kumasiDrop: { lat: 6.7, lng: -1.61 },
+};
+
+export function bookingBody(pickup = ACCRA.makola, dropoff = ACCRA.airport) {
+  return {
+    pickup_address: 'Makola Market, Accra',
+    pickup_lat: pickup.lat,
+    pickup_lng: pickup.lng,
+    dropoff_address: 'Kotoka International Airport, Accra',
+    dropoff_lat: dropoff.lat,
+    dropoff_lng: dropoff.lng,
+    package_size: 'small',
+    recipient_name: 'Ama Serwaa Mensah',
+    recipient_phone: '+233241234567',
+    payment_method: 'gateway',
+  };
+}
+
+export async function book(partner, body = bookingBody()) {
+  const res = await partner.post('/partner/deliveries', body);
+  if (res.status !== 201) throw new Error(`booking failed: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body;
+}
+
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -1,0 +1,59 @@
+// POST /partner/deliveries against the Temporal + Postgres floor: a bare loop that inserts one
+// row and starts one empty workflow, at the same concurrency. The bookings are in a town with
+// no bench riders, so they wait for a rider and load the rest of the run as little as they can.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { costPerRequest } from '../lib/cpu.mjs';
+import { load } from '../lib/load.mjs';
+import { ACCRA, bookingBody } from '../lib/client.mjs';
+
+function runFloor(ctx, connections, seconds) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(ctx.tsx, [path.join('bench', 'floor-booking.ts')], {
+      cwd: ctx.root,
+      env: {
+        ...process.env,
+        ...ctx.floorEnv,
+        BENCH_CONNECTIONS: String(connections),
+        BENCH_SECONDS: String(seconds),
+        BENCH_WARMUP_SECONDS: '1',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.once('exit', (code) => {
+      if (code !== 0) return reject(new Error(`the booking floor failed (${code}): ${err}`));
+      resolve(JSON.parse(out.trim().split('\n').pop()));
+    });
+  });
+}
+
+export async function bookingScenario(ctx) {
+  const { seconds, bookingConnections: connections } = ctx.options;
+  const account = ctx.cpu();
+  const floor = await runFloor(ctx, connections, seconds);
+  // The loop's process is not in the account: it reports its own CPU time.
+  const cpu = { ...account.stop(), floorLoop: floor.cpuSeconds / floor.elapsedSeconds };
+  const baseline = { ...floor, cpu, cpuMsPerRequest: costPerRequest(cpu, floor.elapsedSeconds, floor.operations) };
+  const product = await ctx.measured(() =>
+    load(
+      {
+        url: `${ctx.apiUrl}/api/v1/partner/deliveries`,
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${ctx.seed.apiKey}` },
+        body: JSON.stringify(bookingBody(ACCRA.kumasi, ACCRA.kumasiDrop)),
+      },
+      { connections, seconds, cpu: ctx.cpu },
+    ),
+  );
+  return {
+    name: 'POST /partner/deliveries',
+    baselineName: 'INSERT + workflow.start of an empty workflow',
+    connections,
+    baseline,
+    ...product,
+  };
+}

@@ -1,0 +1,345 @@
+// `npm run bench`: brings the stack up as `npm start` does (on ports and a data folder of its
+// own), runs each scenario beside its floor, prints the table and writes bench/results.json.
+// `npm run bench -- --quick` finishes in about a minute; docs/performance.md explains the rest.
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, rmSync, writeFileSync, readdirSync, openSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.mjs';
+
+const HELP = `npm run bench [-- options]
+  --quick                 short phases (about a minute in all)
+  --seconds N             measured seconds of each load phase (BENCH_SECONDS, 15; quick 4)
+  --connections N         connections for quotes and reads (BENCH_CONNECTIONS, 32)
+  --booking-connections N concurrent bookings, and the floor's loops (BENCH_BOOKING_CONNECTIONS, 16)
+  --track-connections N   pollers of the public tracking view (BENCH_TRACK_CONNECTIONS, 64)
+  --track-deliveries N    deliveries on the road while they poll (BENCH_TRACK_DELIVERIES, 5)
+  --deliveries N          end to end: deliveries in flight (BENCH_DELIVERIES, 50)
+  --e2e-seconds N         end to end: how long slots keep booking (BENCH_E2E_SECONDS, 60; quick 15)
+  --step-ms N             end to end: a rider's pause between actions (BENCH_STEP_MS, 1000)
+  --samples N             lifecycle timings: deliveries one at a time (BENCH_SAMPLES, 50; quick 10)
+  --only a,b              run only these: quotes, read, timings, tracking, e2e, booking
+  --rate-limit-store S    memory (development default) or postgres (production default)
+  --temporal-db S         file (a SQLite file, as npm start keeps it) or memory (BENCH_TEMPORAL_DB)
+  --profile               run the API and worker with --cpu-prof; prints their hottest functions`;
+
+function parseOptions(argv) {
+  const flags = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (!arg.startsWith('--')) continue;
+    const name = arg.slice(2);
+    const next = argv[i + 1];
+    if (next === undefined || next.startsWith('--')) flags[name] = true;
+    else {
+      flags[name] = next;
+      i += 1;
+    }
+  }
+  if (flags.help) {
+    process.stdout.write(`${HELP}\n`);
+    process.exit(0);
+  }
+  const quick = Boolean(flags.quick) || process.env.BENCH_QUICK === '1';
+  const pick = (flag, env, full, short) => {
+    const raw = flags[flag] ?? process.env[env];
+    const value = raw === undefined ? (quick ? short : full) : Number(raw);
+    if (!Number.isFinite(value) || value < 0) throw new Error(`--${flag} (${env}) must be a number, got "${raw}"`);
+    return value;
+  };
+  return {
+    quick,
+    seconds: pick('seconds', 'BENCH_SECONDS', 15, 4),
+    connections: pick('connections', 'BENCH_CONNECTIONS', 32, 32),
+    bookingConnections: pick('booking-connections', 'BENCH_BOOKING_CONNECTIONS', 16, 16),
+    trackConnections: pick('track-connections', 'BENCH_TRACK_CONNECTIONS', 64, 64),
+    trackDeliveries: pick('track-deliveries', 'BENCH_TRACK_DELIVERIES', 5, 5),
+    e2eDeliveries: pick('deliveries', 'BENCH_DELIVERIES', 50, 50),
+    e2eSeconds: pick('e2e-seconds', 'BENCH_E2E_SECONDS', 60, 15),
+    stepMs: pick('step-ms', 'BENCH_STEP_MS', 1000, 1000),
+    timingSamples: pick('samples', 'BENCH_SAMPLES', 50, 10),
+    only: String(flags.only ?? process.env.BENCH_ONLY ?? 'quotes,read,timings,tracking,e2e,booking').split(','),
+    rateLimitStore: String(flags['rate-limit-store'] ?? process.env.BENCH_RATE_LIMIT_STORE ?? 'memory'),
+    temporalDb: String(flags['temporal-db'] ?? process.env.BENCH_TEMPORAL_DB ?? 'file'),
+    profile: Boolean(flags.profile) || process.env.BENCH_PROFILE === '1',
+  };
+}
+
+const bin = (name) => path.join(root, 'node_modules', '.bin', name);
+
+/** A child process whose output goes to a log file; `readyLine` waits for its first stdout line. */
+function startChild(name, command, args, env, logDir, { readyLine = false } = {}) {
+  mkdirSync(logDir, { recursive: true });
+  const log = openSync(path.join(logDir, `${name}.log`), 'a');
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', readyLine ? 'pipe' : log, log],
+    detached: true,
+  });
+  child.name = name;
+  if (!readyLine) return { child, ready: Promise.resolve(null) };
+  const ready = new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+      const newline = out.indexOf('\n');
+      if (newline >= 0) resolve(out.slice(0, newline));
+    });
+    child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready; see ${path.join(logDir, `${name}.log`)}`)));
+  });
+  return { child, ready };
+}
+
+async function waitUntilReady(url, child, timeoutMs = 60_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${child.name} exited (${child.exitCode}) during start-up`);
+    if (await fetch(url).then((r) => r.ok, () => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error(`${url} did not become ready in ${timeoutMs / 1000} s`);
+}
+
+async function main() {
+  const options = parseOptions(process.argv.slice(2));
+  ensureDependencies();
+  const cli = ensureTemporalCli();
+  const { startTemporal, startEmbeddedPostgres, migrate, freePort, stopProcess } = await import('./lib/stack.mjs');
+  const { memoryOf, sampleMemory, serverPid } = await import('../bench/lib/memory.mjs');
+  const { accountCpu, postmasterOf } = await import('../bench/lib/cpu.mjs');
+  const { startWebhookReceiver } = await import('../bench/lib/webhook-receiver.mjs');
+  const { apiClient, book, bookingBody } = await import('../bench/lib/client.mjs');
+  const { riderApp } = await import('../bench/lib/rider-app.mjs');
+  const { renderReport } = await import('../bench/lib/report.mjs');
+  const { Client, Connection } = await import('@temporalio/client');
+  const { default: pg } = await import('pg');
+
+  const started = Date.now();
+  const dataDir = path.join(root, '.data', 'bench', String(process.pid));
+  const logDir = path.join(dataDir, 'logs');
+  const profileDir = path.join(root, '.data', 'bench-profiles', new Date().toISOString().replace(/[:.]/g, '-'));
+  const stops = [];
+  let succeeded = false;
+  const cleanup = async () => {
+    for (const stop of stops.reverse()) await stop().catch(() => undefined);
+    stops.length = 0;
+  };
+  process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
+  process.once('SIGTERM', () => void cleanup().then(() => process.exit(143)));
+
+  try {
+    const loadBefore = os.loadavg().map((v) => Number(v.toFixed(2)));
+    say(`Benchmark${options.quick ? ' (quick)' : ''}: starting a Temporal dev server, PostgreSQL, the API and the worker…`);
+    const temporal = await startTemporal({
+      cli,
+      port: await freePort(),
+      headless: true,
+      // A SQLite file, as `npm start` keeps it, unless asked for the in-memory store of the tests.
+      ...(options.temporalDb === 'memory' ? {} : { dbFile: path.join(dataDir, 'temporal.sqlite') }),
+      logFile: path.join(logDir, 'temporal.log'),
+    });
+    stops.push(temporal.stop);
+
+    let databaseUrl = process.env.DATABASE_URL;
+    const pgDataDir = path.join(dataDir, 'postgres');
+    if (!databaseUrl) {
+      const postgres = await startEmbeddedPostgres({ dataDir: pgDataDir, port: await freePort(), fresh: true });
+      stops.push(postgres.stop);
+      databaseUrl = postgres.url;
+    }
+    migrate(databaseUrl);
+
+    // Workers load a prebuilt bundle in production (`npm run build`); so does the bench's.
+    const bundle = path.join(dataDir, 'workflow-bundle.js');
+    const built = spawnSync(bin('tsx'), ['scripts/bundle-workflows.ts', bundle], { cwd: root, encoding: 'utf8' });
+    if (built.status !== 0) throw new Error(`Bundling the workflows failed:\n${built.stderr}`);
+
+    const receiver = await startWebhookReceiver();
+    stops.push(() => receiver.close());
+    const ridersNeeded = options.e2eDeliveries + options.trackDeliveries + 2;
+    const seeded = spawnSync(bin('tsx'), ['bench/seed.ts', receiver.url, String(ridersNeeded)], {
+      cwd: root,
+      env: { ...process.env, DATABASE_URL: databaseUrl },
+      encoding: 'utf8',
+    });
+    if (seeded.status !== 0) throw new Error(`Seeding failed:\n${seeded.stderr}`);
+    const seed = JSON.parse(seeded.stdout.trim().split('\n').pop());
+    receiver.setSecret(seed.webhookSecret);
+
+    const apiPort = await freePort();
+    const apiUrl = `http://127.0.0.1:${apiPort}`;
+    const floorTaskQueue = 'bench-floor';
+    const stackEnv = {
+      DATABASE_URL: databaseUrl,
+      TEMPORAL_ADDRESS: temporal.address,
+      PORT: String(apiPort),
+      SITE_URL: apiUrl,
+      // Development, so callbacks may go to the loopback receiver; production refuses them.
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'warn',
+      DATA_DIR: dataDir,
+      WORKFLOW_BUNDLE: bundle,
+      // The limits guard against abuse; the bench is one partner and one IP on purpose.
+      RATE_LIMIT_PARTNER_PER_MINUTE: '1000000000',
+      RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
+      RATE_LIMIT_STORE: options.rateLimitStore,
+    };
+    const profileFlags = (name) => (options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);
+    const worker = startChild('worker', bin('tsx'), [...profileFlags('worker'), 'workers/main.ts'], stackEnv, logDir);
+    const api = startChild('api', bin('tsx'), [...profileFlags('api'), 'api/main.ts'], stackEnv, logDir);
+    stops.push(() => stopProcess(worker.child));
+    stops.push(() => stopProcess(api.child));
+    const floorEnv = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, BENCH_FLOOR_TASK_QUEUE: floorTaskQueue };
+    const floorWorker = startChild('floor-worker', bin('tsx'), ['bench/baseline-worker.ts'], floorEnv, logDir, { readyLine: true });
+    stops.push(() => stopProcess(floorWorker.child));
+    const floorHttp = startChild('floor-http', process.execPath, ['bench/baseline-http.mjs'], floorEnv, logDir, { readyLine: true });
+    stops.push(() => stopProcess(floorHttp.child));
+
+    await waitUntilReady(`${apiUrl}/readyz`, api.child);
+    const baselineUrl = `http://127.0.0.1:${JSON.parse(await floorHttp.ready).port}`;
+    await floorWorker.ready;
+    const pids = { api: serverPid(api.child.pid), worker: serverPid(worker.child.pid) };
+    const cpuRoots = {
+      temporal: temporal.pid,
+      postgres: postmasterOf(pgDataDir),
+      api: pids.api,
+      worker: pids.worker,
+      floorHttp: floorHttp.child.pid,
+      floorWorker: serverPid(floorWorker.child.pid),
+    };
+
+    const db = new pg.Pool({ connectionString: databaseUrl, max: 2 });
+    stops.push(() => db.end());
+    const temporalConnection = await Connection.connect({ address: temporal.address });
+    stops.push(() => temporalConnection.close());
+    const temporalClient = new Client({ connection: temporalConnection });
+
+    const windows = [];
+    let current = 'setup';
+    const partner = apiClient(apiUrl, seed.apiKey);
+    const free = seed.riders.map((rider) => riderApp(apiUrl, rider));
+    const ctx = {
+      root,
+      tsx: bin('tsx'),
+      options,
+      apiUrl,
+      baselineUrl,
+      floorEnv,
+      seed,
+      partner,
+      receiver,
+      db,
+      temporal: temporalClient,
+      takeRiders: (count) => {
+        if (free.length < count) throw new Error(`need ${count} riders, ${free.length} are free`);
+        return free.splice(0, count);
+      },
+      returnRiders: (riders) => free.push(...riders),
+      cpu: () => accountCpu(cpuRoots),
+      /**
+       * Runs `fn` while sampling the API's and worker's memory; adds the peaks to its result.
+       * Notes the span on the monotonic clock, so a CPU profile can be cut to it.
+       */
+      measured: async (fn) => {
+        const sampler = sampleMemory(pids);
+        const cpu = accountCpu(cpuRoots);
+        const from = Number(process.hrtime.bigint() / 1000n);
+        try {
+          const result = await fn();
+          const shares = cpu.stop();
+          return { cpu: shares, ...result, memory: sampler.stop() };
+        } finally {
+          sampler.stop();
+          windows.push({ scenario: current, window: [from, Number(process.hrtime.bigint() / 1000n)] });
+        }
+      },
+    };
+
+    // One delivery carried to `delivered`, so the reads return a full record: events and a rider.
+    {
+      const [rider] = ctx.takeRiders(1);
+      const job = await book(partner, bookingBody());
+      await rider.drive(job);
+      ctx.deliveredId = job.id;
+      ctx.returnRiders([rider]);
+    }
+
+    const { quotesScenario } = await import('../bench/scenarios/quotes.mjs');
+    const { readScenario } = await import('../bench/scenarios/read.mjs');
+    const { lifecycleTimingsScenario } = await import('../bench/scenarios/lifecycle-timings.mjs');
+    const { trackingScenario } = await import('../bench/scenarios/tracking.mjs');
+    const { endToEndScenario } = await import('../bench/scenarios/end-to-end.mjs');
+    const { bookingScenario } = await import('../bench/scenarios/booking.mjs');
+    // Booking comes last: its pending deliveries stay behind and would load every later phase.
+    const plan = [
+      ['quotes', quotesScenario],
+      ['read', readScenario],
+      ['timings', lifecycleTimingsScenario],
+      ['tracking', trackingScenario],
+      ['e2e', endToEndScenario],
+      ['booking', bookingScenario],
+    ].filter(([name]) => options.only.includes(name));
+
+    const scenarios = [];
+    for (const [name, scenario] of plan) {
+      current = name;
+      say(`Running ${name}…`);
+      scenarios.push({ id: name, ...(await scenario(ctx)) });
+    }
+
+    const results = {
+      at: new Date().toISOString(),
+      options,
+      machine: {
+        cpus: os.cpus().length,
+        cpuModel: os.cpus()[0]?.model ?? 'unknown',
+        memoryGb: Math.round(os.totalmem() / 1024 ** 3),
+        node: process.version,
+        loadBefore,
+        loadAfter: os.loadavg().map((v) => Number(v.toFixed(2))),
+      },
+      peakMemory: { api: memoryOf(pids.api).peakMb, worker: memoryOf(pids.worker).peakMb },
+      webhooks: receiver.counts,
+      scenarios,
+      // Monotonic-clock spans of each measured phase, to cut CPU profiles to them.
+      phases: windows,
+      seconds: Math.round((Date.now() - started) / 1000),
+    };
+    mkdirSync(path.join(root, 'bench'), { recursive: true });
+    writeFileSync(path.join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    await cleanup();
+    process.stdout.write(`\n${renderReport(results)}\n\n`);
+    if (options.profile) {
+      const { summariseProfile } = await import('../bench/lib/profile-summary.mjs');
+      for (const name of ['api', 'worker']) {
+        const dir = path.join(profileDir, name);
+        // Thread 0 is the process's main thread; the worker runs workflows on threads of their own.
+        const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile') && !/\.1\.\d+\.cpuprofile$/.test(f));
+        for (const file of files) {
+          for (const { scenario, window } of windows) {
+            const summary = summariseProfile(path.join(dir, file), { top: 20, window });
+            process.stdout.write(`${name} (${file}) during ${scenario}:\n${summary}\n\n`);
+          }
+        }
+      }
+      say(`CPU profiles in ${profileDir} (open them in Chrome DevTools, Performance tab).`);
+    }
+    say(`Results in bench/results.json; the run took ${results.seconds} s.`);
+    succeeded = true;
+    return 0;
+  } finally {
+    await cleanup();
+    // A failed run keeps its folder: the logs of every process are in it.
+    if (succeeded) rmSync(dataDir, { recursive: true, force: true });
+    else say(`The logs are in ${logDir}`);
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    say(error instanceof Error ? (error.stack ?? error.message) : String(error));
+    process.exit(1);
+  },
+);

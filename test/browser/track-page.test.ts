@@ -1,0 +1,225 @@
+import { existsSync, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner, makeRider } from '../helpers/partners';
+import { api, eventually } from '../helpers/http';
+import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/track-page');
+const PHONE = { width: 390, height: 844 };
+// Nothing here should reach beyond this machine.
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+// One poll a second keeps the test short; the page's own default is 6 s.
+const POLL = '&poll=1';
+const TRACK_API = /\/api\/v1\/track\/[^/]+\/public$/;
+
+let stack: TestStack;
+let browser: Browser;
+beforeAll(async () => {
+  mkdirSync(ARTIFACTS, { recursive: true });
+  await eventually(async () => existsSync(CHROMIUM), 120_000, `Chromium at ${CHROMIUM}`);
+  stack = await startTestStack({ env: { RATE_LIMIT_PUBLIC_PER_MINUTE: '100000' } });
+  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+}, 150_000);
+afterAll(async () => {
+  await browser?.close();
+  await stack?.close();
+});
+
+/** A phone-sized page that records every request it makes and every error it reports (CSP refusals included). */
+async function phone(): Promise<{ context: BrowserContext; page: Page; requests: string[]; problems: string[] }> {
+  const context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true, locale: 'en-GB' });
+  const page = await context.newPage();
+  const requests: string[] = [];
+  const problems: string[] = [];
+  page.on('request', (request) => requests.push(request.url()));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  return { context, page, requests, problems };
+}
+
+const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+const trackingPolls = (requests: string[]) => requests.filter((url) => TRACK_API.test(new URL(url).pathname)).length;
+
+async function liveBooking(overrides: Record<string, unknown> = {}) {
+  const partner = await makePartner(stack.orm);
+  await registerAccount(stack.baseUrl, partner.liveKey);
+  const rider = await makeRider(stack.orm, { lat: 5.553, lng: -0.204 }, 'Kwame Asante Boateng');
+  await stack.orm.em.fork().execute('update riders set rating = 4.8 where id = ?', [rider.riderId]);
+  const created = await book(stack.baseUrl, partner.liveKey, overrides);
+  const riderApi = api(stack.baseUrl, rider.riderToken);
+  const accept = async () => {
+    await eventually(async () => (await riderApi.get('/rider/offers')).body.some((o: any) => o.delivery_id === created.id), 10_000, 'offer');
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/accept`)).status).toBe(200);
+  };
+  const step = async (action: string, at?: { lat: number; lng: number }) => {
+    if (at) expect((await riderApi.post('/rider/location', at)).status).toBe(204);
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/${action}`)).status).toBe(200);
+  };
+  return { id: created.id, accept, step, move: (at: { lat: number; lng: number }) => riderApi.post('/rider/location', at) };
+}
+
+describe('hosted tracking page', () => {
+  it('follows a delivery from booking to hand-over on a phone, then stops polling', async () => {
+    const delivery = await liveBooking({ additional_stops: [stopBody()] });
+    const { context, page, requests, problems } = await phone();
+
+    const response = await page.goto(`${stack.baseUrl}/track?id=${delivery.id}${POLL}`);
+    expect(response?.status()).toBe(200);
+    expect(response?.headers()['content-security-policy']).toContain("default-src 'self'");
+    await page.getByText('Looking for a rider').waitFor();
+    await expect(page.locator('#reference').textContent()).resolves.toBe(`DLV-${delivery.id.slice(0, 8).toUpperCase()}`);
+    await expect(page.locator('#recipient').textContent()).resolves.toBe('For Ama M.');
+    await expect(page.locator('#map .pin-pickup, #map .pin-stop, #map .pin-dropoff').count()).resolves.toBe(3);
+    await screenshot(page, '1-looking-for-rider');
+    console.log('DEBUG', JSON.stringify(await page.evaluate(async () => {
+      const r = (el: any) => { if (!el) return null; const b = el.getBoundingClientRect(); return [b.x, b.y, b.width, b.height].map(Math.round); };
+      const view = await (await fetch(location.pathname.replace('/track', '') + '/api/v1/track/' + new URLSearchParams(location.search).get('id') + '/public')).json();
+      return {
+        view,
+        map: r(document.getElementById('map')),
+        pins: [...document.querySelectorAll('#map .pin')].map((p: any) => [p.className, r(p), p.parentElement.style.cssText]),
+        path: [...document.querySelectorAll('#map path')].map((p: any) => [p.getAttribute('d'), r(p)]),
+        mapPane: (document.querySelector('#map .leaflet-map-pane') as any).style.cssText,
+        tile0: (document.querySelector('#map .grid-tile') as any)?.style.cssText,
+        tiles: document.querySelectorAll('#map .grid-tile').length,
+      };
+    }), null, 1));
+
+    await delivery.accept();
+    await page.getByText('A rider is on the way to collect your parcel').waitFor();
+    await expect(page.locator('#rider-name').textContent()).resolves.toBe('Kwame B.');
+    await expect(page.locator('#rider-meta').textContent()).resolves.toBe('Motorbike · ★ 4.8');
+
+    await delivery.step('pickup', ACCRA.makola);
+    await delivery.step('depart', { lat: 5.552, lng: -0.198 });
+    await page.getByText('Your parcel is on its way').waitFor();
+    await page.getByText(/Arriving in about \d+ min/).waitFor();
+    await page.getByText('The rider has 1 stop before yours.').waitFor();
+    await expect(page.locator('#map .pin-rider').count()).resolves.toBe(1);
+    await screenshot(page, '2-on-the-way');
+
+    await delivery.step('stops/0/complete', ACCRA.osu);
+    await delivery.step('deliver', ACCRA.airport);
+    await page.getByText('Delivered', { exact: true }).first().waitFor();
+    await page.getByText(/^Handed over at/).waitFor();
+    await expect(page.locator('#eta').isHidden()).resolves.toBe(true);
+    await screenshot(page, '3-delivered');
+    await page.setViewportSize({ width: 320, height: 640 });
+    await screenshot(page, '3-delivered-small-phone');
+
+    const pollsAtTheEnd = trackingPolls(requests);
+    await page.waitForTimeout(3_500);
+    expect(trackingPolls(requests)).toBe(pollsAtTheEnd);
+    // Everything came from this server: no tiles, fonts or scripts from anywhere else.
+    expect(requests.filter((url) => !url.startsWith(stack.baseUrl) && !url.startsWith('data:'))).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it('shows a cancelled delivery as over and polls no more', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const created = await book(stack.baseUrl, partner.liveKey);
+    expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${created.id}/cancel`)).status).toBe(200);
+    const { context, page, requests } = await phone();
+
+    await page.goto(`${stack.baseUrl}/track?id=${created.id}${POLL}`);
+    await page.getByText('This delivery was cancelled').waitFor();
+    await expect(page.locator('#timeline li').allTextContents()).resolves.toEqual([expect.stringMatching(/^Booked/), expect.stringMatching(/^Cancelled/)]);
+    await page.waitForTimeout(2_500);
+
+    expect(trackingPolls(requests)).toBe(1);
+    await context.close();
+  });
+
+  it("says it can't find a delivery whose id is unknown, malformed or missing", async () => {
+    const { context, page } = await phone();
+    for (const query of [`?id=${randomUUID()}`, '?id=not-a-delivery', '']) {
+      await page.goto(`${stack.baseUrl}/track${query}`);
+      await page.getByText("We can't find this delivery").waitFor();
+      await expect(page.locator('#view').isHidden()).resolves.toBe(true);
+    }
+    await screenshot(page, '4-not-found');
+    await context.close();
+  });
+
+  it('keeps the last view while the connection is lost and picks up where it left off', async () => {
+    const delivery = await liveBooking();
+    await delivery.accept();
+    const { context, page } = await phone();
+    await page.goto(`${stack.baseUrl}/track?id=${delivery.id}${POLL}`);
+    await page.getByText('A rider is on the way to collect your parcel').waitFor();
+
+    await page.route(TRACK_API, (route) => route.abort('internetdisconnected'));
+    await page.getByText('Connection lost. Reconnecting…').waitFor();
+    await delivery.step('pickup', ACCRA.makola);
+    await expect(page.getByText('A rider is on the way to collect your parcel').isVisible()).resolves.toBe(true);
+    await expect(page.locator('#rider-name').textContent()).resolves.toBe('Kwame B.');
+    await screenshot(page, '5-reconnecting');
+    await page.unroute(TRACK_API);
+
+    await page.getByText('Your parcel has been collected').waitFor({ timeout: 20_000 });
+    await expect(page.locator('#banner').isHidden()).resolves.toBe(true);
+    await context.close();
+  });
+
+  it('draws the map over a tile server when one is configured', async () => {
+    const tiles = await fakeTileServer();
+    const tiled = await startTestStack({
+      env: { MAP_TILE_URL: `${tiles.url}/{z}/{x}/{y}.png`, TEMPORAL_TASK_QUEUE: stack.settings.temporalTaskQueue },
+      withoutWorker: true,
+    });
+    try {
+      const delivery = await liveBooking();
+      const { context, page, problems } = await phone();
+      const response = await page.goto(`${tiled.baseUrl}/track?id=${delivery.id}`);
+      expect(response?.headers()['content-security-policy']).toContain(`img-src 'self' data: ${tiles.url}`);
+      await page.getByText('Looking for a rider').waitFor();
+      await eventually(async () => tiles.requests.length > 0, 10_000, 'a tile request');
+      expect(tiles.requests.every((p) => /^\/\d+\/\d+\/\d+\.png$/.test(p))).toBe(true);
+      await page.getByText('© OpenStreetMap contributors').waitFor();
+      expect(problems).toEqual([]);
+      await context.close();
+    } finally {
+      await tiled.close();
+      await tiles.close();
+    }
+  });
+});
+
+/** A tile server on loopback answering every tile with the same small image. */
+async function fakeTileServer(): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  const requests: string[] = [];
+  const server: Server = createServer((req, res) => {
+    requests.push(req.url ?? '');
+    res.writeHead(200, { 'Content-Type': 'image/png', 'Content-Length': png.length });
+    res.end(png);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}

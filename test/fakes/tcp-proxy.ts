@@ -1,0 +1,52 @@
+import net, { type AddressInfo } from 'node:net';
+
+/**
+ * A TCP relay on loopback in front of a real service, so a test can take the service "off the
+ * network" (every connection cut, new ones refused) and bring it back on the same port.
+ */
+export interface TcpProxy {
+  port: number;
+  /** Cuts every open connection and stops listening. */
+  cut(): Promise<void>;
+  /** Listens again on the same port. */
+  restore(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
+  const sockets = new Set<net.Socket>();
+  const track = (socket: net.Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+  };
+  const listen = (port: number): Promise<net.Server> =>
+    new Promise((resolve, reject) => {
+      const server = net.createServer((client) => {
+        const upstream = net.connect(targetPort, targetHost);
+        track(client);
+        track(upstream);
+        client.pipe(upstream).pipe(client);
+        client.on('error', () => upstream.destroy());
+        upstream.on('error', () => client.destroy());
+      });
+      server.once('error', reject);
+      server.listen(port, '127.0.0.1', () => resolve(server));
+    });
+
+  let server: net.Server | null = await listen(0);
+  const port = (server.address() as AddressInfo).port;
+  const cut = async () => {
+    const closing = server;
+    server = null;
+    for (const socket of sockets) socket.destroy();
+    if (closing) await new Promise((resolve) => closing.close(resolve));
+  };
+  return {
+    port,
+    cut,
+    async restore() {
+      server ??= await listen(port);
+    },
+    close: cut,
+  };
+}

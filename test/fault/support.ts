@@ -1,0 +1,243 @@
+/** What the fault tests share: a partner's webhook receiver, child processes, riders that retry. */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import type { Client } from '@temporalio/client';
+import type { Orm } from '../../db/orm';
+import { FAST_TIMINGS } from '../helpers/stack';
+import { api } from '../helpers/http';
+
+export const ROOT = path.resolve(__dirname, '../..');
+export const LOG_DIR = path.join(ROOT, '.data', 'test', 'fault-logs');
+
+export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export interface ReceivedEvent {
+  eventId: string;
+  event: string;
+  deliveryId: string;
+}
+
+/**
+ * A partner's callback endpoint on a loopback port. `down()` closes the port (connections are
+ * refused, as when the partner's server is off); `up()` opens it again on the same port.
+ */
+export class WebhookReceiver {
+  readonly received: ReceivedEvent[] = [];
+  /** Delay before answering, to make a callback slow. */
+  delayMs = 0;
+  private server: Server | null = null;
+  private port = 0;
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}/hooks`;
+  }
+
+  async up(): Promise<void> {
+    const server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event: string; delivery_id: string };
+        const answer = () => {
+          this.received.push({ eventId: String(req.headers['x-service-event-id']), event: body.event, deliveryId: body.delivery_id });
+          res.writeHead(200).end('ok');
+        };
+        if (this.delayMs > 0) setTimeout(answer, this.delayMs);
+        else answer();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(this.port, '127.0.0.1', resolve));
+    this.port = (server.address() as AddressInfo).port;
+    this.server = server;
+  }
+
+  async down(): Promise<void> {
+    const server = this.server;
+    this.server = null;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
+
+  distinctEventIds(): Set<string> {
+    return new Set(this.received.map((r) => r.eventId));
+  }
+}
+
+/** A process of ours (`tsx <entry>`), its output kept in a log file for when a test fails. */
+export interface ChildHandle {
+  child: ChildProcess;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  logFile: string;
+  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+export function spawnTsx(entry: string, env: Record<string, string>, name: string): ChildHandle {
+  mkdirSync(LOG_DIR, { recursive: true });
+  const logFile = path.join(LOG_DIR, `${name}-${process.pid}-${Date.now()}.log`);
+  const log = createWriteStream(logFile);
+  // Its own process group: tsx runs the program in a child process, and SIGKILL must reach both.
+  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [entry], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    exited,
+    logFile,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) {
+        // tsx passes SIGTERM and SIGINT on to the program; SIGKILL goes to the whole group.
+        if (signal === 'SIGKILL') process.kill(-(child.pid as number), 'SIGKILL');
+        else child.kill(signal);
+      }
+      return exited;
+    },
+  };
+}
+
+/** The worker as its own process, like `npm run worker`, on the given task queue. */
+export function spawnWorker(taskQueue: string, env: Record<string, string> = {}): ChildHandle {
+  return spawnTsx(
+    'workers/main.ts',
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      DATABASE_URL: process.env.TEST_DATABASE_URL as string,
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS as string,
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      WORKFLOW_BUNDLE: process.env.WORKFLOW_BUNDLE as string,
+      DATABASE_POOL_MAX: '8',
+      ...FAST_TIMINGS,
+      ...env,
+    },
+    'worker',
+  );
+}
+
+/** A Temporal dev server of a test's own, keeping its state in a file so it survives a restart. */
+export function startTemporalServer(port: number, dbFile: string): ChildHandle {
+  const cli = process.env.TEST_TEMPORAL_CLI;
+  if (!cli) throw new Error('TEST_TEMPORAL_CLI is not set: run through `npm test`');
+  mkdirSync(LOG_DIR, { recursive: true });
+  const logFile = path.join(LOG_DIR, `temporal-${port}.log`);
+  const log = createWriteStream(logFile, { flags: 'a' });
+  const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, '--log-level', 'warn'];
+  for (const name of ['DeliveryStatus', 'PaymentStatus', 'PartnerId', 'DeliveryReference']) args.push('--search-attribute', `${name}=Keyword`);
+  const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+  child.stdout?.pipe(log);
+  child.stderr?.pipe(log);
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
+  return {
+    child,
+    exited,
+    logFile,
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+export async function waitForTemporal(port: number, timeoutMs = 60_000): Promise<void> {
+  const cli = process.env.TEST_TEMPORAL_CLI as string;
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const health = spawnSync(cli, ['operator', 'cluster', 'health', '--address', `127.0.0.1:${port}`], { encoding: 'utf8' });
+    if (health.status === 0 && /SERVING/.test(health.stdout)) return;
+    await sleep(250);
+  }
+  throw new Error(`Temporal on port ${port} did not come up`);
+}
+
+export async function count(orm: Orm, from: string, params: unknown[] = []): Promise<number> {
+  const [row] = await orm.em.fork().execute<{ n: string }[]>(`select count(*) as n from ${from}`, params);
+  return Number(row?.n);
+}
+
+const ORDER = ['pending', 'accepted', 'picked_up', 'in_transit', 'delivered'];
+
+/**
+ * One rider app walking one job to `delivered`, as a real app would: every step is retried
+ * until it is acknowledged, or until the partner's view shows it already happened (an answer
+ * lost in a crash). Bounded by `deadline`.
+ */
+export async function driveRider(opts: {
+  baseUrl: string;
+  riderToken: string;
+  partnerKey: string;
+  deliveryId: string;
+  deadline: number;
+}): Promise<number> {
+  const rider = api(opts.baseUrl, opts.riderToken);
+  const partner = api(opts.baseUrl, opts.partnerKey);
+  let retries = 0;
+  const steps: [string, string][] = [
+    ['accept', 'accepted'],
+    ['pickup', 'picked_up'],
+    ['depart', 'in_transit'],
+    ['deliver', 'delivered'],
+  ];
+  for (const [action, reaches] of steps) {
+    for (;;) {
+      if (Date.now() > opts.deadline) throw new Error(`rider gave up on ${opts.deliveryId} at ${action}`);
+      const answer = await rider
+        .post(`/rider/deliveries/${opts.deliveryId}/${action}`, undefined, {})
+        .catch(() => ({ status: 0, body: null }));
+      if (answer.status === 200) break;
+      const seen = await partner.get(`/partner/deliveries/${opts.deliveryId}`).catch(() => null);
+      if (seen?.status === 200 && ORDER.indexOf(seen.body.status as string) >= ORDER.indexOf(reaches)) break;
+      retries += 1;
+      await sleep(250);
+    }
+  }
+  return retries;
+}
+
+/** Asks `pg_terminate_backend` to drop every connection opened under `applicationName`. */
+export async function dropConnections(orm: Orm, applicationName: string): Promise<number> {
+  const rows = await orm.em
+    .fork()
+    .execute<{ dropped: boolean }[]>(
+      `select pg_terminate_backend(pid) as dropped from pg_stat_activity
+       where application_name = ? and pid <> pg_backend_pid()`,
+      [applicationName],
+    );
+  return rows.filter((r) => r.dropped).length;
+}
+
+/** For a failing fault test: where each delivery stands and the last activity failures of one workflow. */
+export async function describeStuck(orm: Orm, temporal: Client, ids: string[]): Promise<string> {
+  const rows = await orm.em
+    .fork()
+    .execute<{ status: string; payment_status: string; n: string }[]>(
+      'select status, payment_status, count(*) as n from deliveries where id in (?) group by 1, 2',
+      [ids],
+    );
+  const lines = rows.map((r) => `${r.n} × ${r.status}/${r.payment_status}`);
+  const stuck = await orm.em
+    .fork()
+    .execute<{ id: string }[]>(`select id from deliveries where id in (?) and (status <> 'delivered' or payment_status <> 'paid') limit 1`, [ids]);
+  if (stuck[0]) {
+    const history = await temporal.workflow.getHandle(`delivery-${stuck[0].id}`).fetchHistory();
+    const failures = (history.events ?? [])
+      .map((e) => e.activityTaskFailedEventAttributes?.failure)
+      .filter(Boolean)
+      .slice(-3)
+      .map((f) => `${f?.message} ${f?.stackTrace?.split('\n').slice(0, 3).join(' | ')}`);
+    lines.push(`stuck ${stuck[0].id}:`, ...failures);
+  }
+  return lines.join('\n');
+}

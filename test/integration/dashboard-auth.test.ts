@@ -1,0 +1,244 @@
+import type { AddressInfo } from 'node:net';
+import { SMTPServer } from 'smtp-server';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { confirmLinkIn, dashboardClient, decodeQuotedPrintable, pathOf, uniqueEmail } from '../helpers/dashboard';
+import { eventually } from '../helpers/http';
+
+/** Messages as a real SMTP server on 127.0.0.1 received them. */
+interface Received {
+  to: string[];
+  raw: string;
+}
+
+let stack: TestStack;
+let smtp: SMTPServer;
+const inbox: Received[] = [];
+
+beforeAll(async () => {
+  smtp = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS', 'AUTH'],
+    logger: false,
+    onData(stream, session, callback) {
+      let raw = '';
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => (raw += chunk));
+      stream.on('end', () => {
+        inbox.push({ to: session.envelope.rcptTo.map((r) => r.address.toLowerCase()), raw });
+        callback();
+      });
+    },
+  });
+  await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', resolve));
+  const port = (smtp.server.address() as AddressInfo).port;
+  stack = await startTestStack({ withoutWorker: true, env: { SMTP_URL: `smtp://127.0.0.1:${port}`, RATE_LIMIT_AUTH_PER_MINUTE: '1000' } });
+});
+afterAll(async () => {
+  await stack?.close();
+  await new Promise<void>((resolve) => smtp.close(() => resolve()));
+});
+
+const mailTo = (email: string, count = 1) =>
+  eventually(async () => {
+    const messages = inbox.filter((m) => m.to.includes(email.toLowerCase()));
+    return messages.length >= count ? messages : undefined;
+  }, 10_000, `mail to ${email}`);
+
+const PASSWORD = 'correct horse battery';
+
+async function signUp(email: string, password = PASSWORD, business = 'Kumasi Crafts') {
+  const client = dashboardClient(stack.baseUrl);
+  const page = await client.signUp({ email, password, business_name: business });
+  return { client, page };
+}
+
+async function confirmedAccount() {
+  const email = uniqueEmail();
+  const { client } = await signUp(email);
+  const [message] = await mailTo(email);
+  await client.get(pathOf(confirmLinkIn(message!.raw)!));
+  return { email, client };
+}
+
+describe('dashboard sign-up and email confirmation', () => {
+  it('emails a single-use confirmation link through SMTP and stores only its hash', async () => {
+    const email = uniqueEmail();
+    const { client, page } = await signUp(email);
+    expect(page.status).toBe(303);
+    expect(page.location).toBe(`/dashboard/check-email?email=${encodeURIComponent(email)}`);
+
+    const [message] = await mailTo(email);
+    expect(message!.raw).toMatch(/^Subject: Confirm your email address/m);
+    const link = confirmLinkIn(message!.raw)!;
+    expect(link).toBeTruthy();
+    const token = new URL(link).searchParams.get('token')!;
+    const stored = await stack.orm.em.fork().execute<{ token_hash: string }[]>(
+      'select token_hash from email_tokens t join partners p on p.id = t.partner_id where lower(p.email) = lower(?)',
+      [email],
+    );
+    expect(stored).toHaveLength(1);
+    expect(stored[0]!.token_hash).not.toContain(token);
+
+    const first = await client.get(pathOf(link));
+    expect(first.status).toBe(200);
+    expect(first.text).toContain('Email address confirmed');
+    const [partner] = await stack.orm.em.fork().execute<{ confirmed: boolean }[]>(
+      'select email_confirmed_at is not null as confirmed from partners where lower(email) = lower(?)',
+      [email],
+    );
+    expect(partner!.confirmed).toBe(true);
+
+    const again = await client.get(pathOf(link));
+    expect(again.status).toBe(400);
+    expect(again.text).toContain('This link does not work any more');
+  });
+
+  it('refuses a confirmation link once it has expired', async () => {
+    const email = uniqueEmail();
+    const { client } = await signUp(email);
+    const [message] = await mailTo(email);
+    await stack.orm.em
+      .fork()
+      .execute(
+        `update email_tokens set expires_at = now() - interval '1 minute' where partner_id = (select id from partners where lower(email) = lower(?))`,
+        [email],
+      );
+    const page = await client.get(pathOf(confirmLinkIn(message!.raw)!));
+    expect(page.status).toBe(400);
+    const [partner] = await stack.orm.em.fork().execute<{ confirmed: boolean }[]>(
+      'select email_confirmed_at is not null as confirmed from partners where lower(email) = lower(?)',
+      [email],
+    );
+    expect(partner!.confirmed).toBe(false);
+  });
+
+  it('shows each wrong field with its own message and keeps what was typed', async () => {
+    const client = dashboardClient(stack.baseUrl);
+    const page = await client.signUp({ email: 'not-an-email', password: 'short', business_name: '' });
+    expect(page.status).toBe(400);
+    expect(page.text).toMatch(/id="business_name-error">Enter the name of your business/);
+    expect(page.text).toMatch(/id="email-error">Enter an email address like name@example.com/);
+    expect(page.text).toMatch(/id="password-error">Use at least 10 characters/);
+    expect(page.text).toContain('value="not-an-email"');
+    expect(page.text).toContain('aria-invalid="true"');
+  });
+
+  it('answers a sign-up for a known address exactly as for a new one, and tells the owner instead', async () => {
+    const { email } = await confirmedAccount();
+    const fresh = await signUp(uniqueEmail());
+    const again = await signUp(email, 'another password entirely', 'Impostor Ltd');
+    expect(again.page.status).toBe(fresh.page.status);
+    expect(again.page.location).toBe(`/dashboard/check-email?email=${encodeURIComponent(email)}`);
+
+    const messages = await mailTo(email, 2);
+    expect(messages[1]!.raw).toMatch(/^Subject: Someone tried to sign up with your email address/m);
+    expect(confirmLinkIn(messages[1]!.raw)).toBeNull();
+    // Nothing about the account changed: the original password still works, the new one does not.
+    expect((await dashboardClient(stack.baseUrl).logIn(email, 'another password entirely')).status).toBe(400);
+    expect((await dashboardClient(stack.baseUrl).logIn(email, PASSWORD)).status).toBe(303);
+  });
+
+  it('answers a log-in with an unknown address exactly as one with a wrong password', async () => {
+    const { email } = await confirmedAccount();
+    const wrongPassword = await dashboardClient(stack.baseUrl).logIn(email, 'not the password at all');
+    const unknown = await dashboardClient(stack.baseUrl).logIn(uniqueEmail('nobody'), 'not the password at all');
+    expect(wrongPassword.status).toBe(400);
+    expect(unknown.status).toBe(400);
+    const message = (text: string) => /id="password-error">([^<]+)</.exec(text)?.[1];
+    expect(message(wrongPassword.text)).toBe('The email address or the password is not right');
+    expect(message(unknown.text)).toBe(message(wrongPassword.text));
+  });
+
+  it('answers a request for a new link the same way whether or not the address has an account', async () => {
+    const email = uniqueEmail();
+    await signUp(email);
+    await mailTo(email);
+    const known = await dashboardClient(stack.baseUrl).submit('/dashboard/resend', '/dashboard/resend', { email });
+    const unknownEmail = uniqueEmail('nobody');
+    const unknown = await dashboardClient(stack.baseUrl).submit('/dashboard/resend', '/dashboard/resend', { email: unknownEmail });
+    expect(known.status).toBe(200);
+    expect(unknown.status).toBe(200);
+    expect(unknown.text.replace(unknownEmail, 'EMAIL').replace(/value="[^"]*"/g, '')).toBe(
+      known.text.replace(email, 'EMAIL').replace(/value="[^"]*"/g, ''),
+    );
+    const messages = await mailTo(email, 2);
+    expect(confirmLinkIn(messages[1]!.raw)).not.toBe(confirmLinkIn(messages[0]!.raw));
+  });
+
+  it('lets an unconfirmed business log in but not create a key until it confirms', async () => {
+    const email = uniqueEmail();
+    const { client } = await signUp(email);
+    expect((await client.logIn(email, PASSWORD)).location).toBe('/dashboard');
+    const keysPage = await client.get('/dashboard/keys');
+    expect(keysPage.text).toContain('Confirm your email address first');
+
+    const refused = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'Shop server', mode: 'test' });
+    expect(refused.status).toBe(400);
+    const count = async () =>
+      Number(
+        (
+          await stack.orm.em
+            .fork()
+            .execute<{ n: string }[]>('select count(*) as n from api_keys k join partners p on p.id = k.partner_id where lower(p.email) = lower(?)', [email])
+        )[0]!.n,
+      );
+    expect(await count()).toBe(0);
+
+    const [message] = await mailTo(email);
+    const confirmed = await client.get(pathOf(confirmLinkIn(message!.raw)!));
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.location).toBe('/dashboard/keys');
+
+    const created = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'Shop server', mode: 'test' });
+    expect(created.status).toBe(201);
+    const secret = /value="(sk_test_[A-Za-z0-9]+)"/.exec(created.text)?.[1];
+    expect(secret).toBeDefined();
+    expect(await count()).toBe(1);
+    // Shown once: the list afterwards carries only the prefix.
+    const later = await client.get('/dashboard/keys');
+    expect(later.text).not.toContain(secret!);
+    expect(later.text).toContain(`${secret!.slice(0, 12)}…`);
+  });
+
+  it('ends the session on log-out, so the old cookie opens nothing', async () => {
+    const { email, client } = await confirmedAccount();
+    await client.logIn(email, PASSWORD);
+    const stolen = new Map(client.jar);
+    expect((await client.get('/dashboard/keys')).status).toBe(200);
+    const out = await client.submit('/dashboard', '/dashboard/logout');
+    expect(out.location).toBe('/dashboard/login');
+
+    const replay = dashboardClient(stack.baseUrl);
+    for (const [name, value] of stolen) replay.jar.set(name, value);
+    const page = await replay.get('/dashboard/keys');
+    expect(page.status).toBe(303);
+    expect(page.location).toMatch(/^\/dashboard\/login\?next=/);
+  });
+
+  it('writes the confirmation message in plain words with the link on a line of its own', async () => {
+    const email = uniqueEmail();
+    await signUp(email, PASSWORD, 'Osu Bakery');
+    const [message] = await mailTo(email);
+    const body = decodeQuotedPrintable(message!.raw);
+    expect(body).toContain('Hello Osu Bakery,');
+    expect(body).toMatch(/\r?\n(https?:\/\/\S+\/dashboard\/confirm\?token=\S+)\r?\n/);
+    expect(body).toContain('expires in 24 hours');
+  });
+});
+
+describe('dashboard log-in rate limit', () => {
+  let limited: TestStack;
+  beforeAll(async () => {
+    limited = await startTestStack({ withoutWorker: true, env: { RATE_LIMIT_AUTH_PER_MINUTE: '3' } });
+  });
+  afterAll(async () => {
+    await limited?.close();
+  });
+
+  it('slows down repeated log-in attempts from one address', async () => {
+    const client = dashboardClient(limited.baseUrl);
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i++) statuses.push((await client.logIn('someone@example.com', `guess number ${i}`)).status);
+    expect(statuses).toEqual([400, 400, 400, 429]);
+  });
+});

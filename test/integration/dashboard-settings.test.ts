@@ -1,0 +1,239 @@
+import { createHmac } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createPartner } from '../../db/accounts';
+import { hashPassword } from '../../api/dashboard/passwords';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
+import { api, eventually } from '../helpers/http';
+import { book, registerAccount, SANDBOX } from '../helpers/bookings';
+
+const PASSWORD = 'correct horse battery';
+
+/** A partner's callback receiver on 127.0.0.1 that keeps the raw bytes of every request. */
+interface Callback {
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+let stack: TestStack;
+let receiver: Server;
+let receiverUrl: string;
+const callbacks: Callback[] = [];
+
+beforeAll(async () => {
+  stack = await startTestStack({ env: { RATE_LIMIT_AUTH_PER_MINUTE: '1000' } });
+  receiver = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      callbacks.push({ headers: req.headers, body });
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+});
+afterAll(async () => {
+  await new Promise((resolve) => receiver?.close(resolve));
+  await stack?.close();
+});
+
+async function account() {
+  const email = uniqueEmail();
+  const { partnerId } = await createPartner(stack.orm.em.fork(), {
+    email,
+    businessName: 'Accra Books',
+    passwordHash: await hashPassword(PASSWORD),
+    confirmed: true,
+  });
+  const client = dashboardClient(stack.baseUrl);
+  await client.logIn(email, PASSWORD);
+  return { partnerId, client };
+}
+
+async function createKey(client: ReturnType<typeof dashboardClient>, mode: 'test' | 'live' = 'test') {
+  const page = await client.submit('/dashboard/keys', '/dashboard/keys', { label: `${mode} server`, mode });
+  return /value="(sk_(?:test|live)_[A-Za-z0-9]+)"/.exec(page.text)![1]!;
+}
+
+const fieldError = (html: string, name: string) => new RegExp(`id="${name}-error">([^<]+)<`).exec(html)?.[1];
+
+describe('dashboard Mobile Money accounts', () => {
+  it('registers a number under the name the network holds, and makes the first one the default', async () => {
+    const { client } = await account();
+    const done = await client.submit('/dashboard/payment-methods', '/dashboard/payment-methods', {
+      provider: 'network_a',
+      phone: SANDBOX.named,
+      account_name: 'Accra Books Ltd',
+    });
+    expect(done.status).toBe(303);
+    const page = await client.get('/dashboard/payment-methods');
+    expect(page.text).toContain('registered under the name the network holds, “Ama Serwaa”');
+    expect(page.text).toMatch(/<h3>Ama Serwaa<\/h3>\s*<span class="badge badge-default">Default<\/span>/);
+  });
+
+  it('shows a number the network does not know next to the phone field, and saves nothing', async () => {
+    const { client, partnerId } = await account();
+    const page = await client.submit('/dashboard/payment-methods', '/dashboard/payment-methods', {
+      provider: 'network_a',
+      phone: SANDBOX.missing,
+      account_name: 'Accra Books Ltd',
+    });
+    expect(page.status).toBe(400);
+    expect(fieldError(page.text, 'phone')).toBe('This number has no Mobile Money account');
+    expect(page.text).toContain(`value="${SANDBOX.missing}"`);
+    const rows = await stack.orm.em.fork().execute('select id from payment_methods where partner_id = ?', [partnerId]);
+    expect(rows).toHaveLength(0);
+  });
+
+  it('points at the network field when the number belongs to another network', async () => {
+    const { client } = await account();
+    const page = await client.submit('/dashboard/payment-methods', '/dashboard/payment-methods', {
+      provider: 'network_a',
+      phone: SANDBOX.networkB,
+      account_name: 'Accra Books Ltd',
+    });
+    expect(page.status).toBe(400);
+    expect(fieldError(page.text, 'provider')).toBe('This number is on Network B; choose that network');
+  });
+
+  it('accepts a number typed the local way, changes the default and removes an account', async () => {
+    const { client, partnerId } = await account();
+    await client.submit('/dashboard/payment-methods', '/dashboard/payment-methods', { provider: 'network_a', phone: '024 123 0001', account_name: 'First' });
+    await client.submit('/dashboard/payment-methods', '/dashboard/payment-methods', { provider: 'network_b', phone: '0201234567', account_name: 'Second' });
+    const rows = () =>
+      stack.orm.em
+        .fork()
+        .execute<{ id: string; phone: string; is_default: boolean; account_name: string }[]>(
+          'select id, phone, is_default, account_name from payment_methods where partner_id = ? and deleted_at is null order by created_at',
+          [partnerId],
+        );
+    const [first, second] = await rows();
+    expect(first).toMatchObject({ phone: '+233241230001', is_default: true });
+    expect(second).toMatchObject({ phone: '+233201234567', is_default: false });
+
+    await client.submit('/dashboard/payment-methods', `/dashboard/payment-methods/${second!.id}/default`);
+    expect((await rows()).map((r) => r.is_default)).toEqual([false, true]);
+
+    await client.submit('/dashboard/payment-methods', `/dashboard/payment-methods/${second!.id}/remove`);
+    const left = await rows();
+    expect(left).toHaveLength(1);
+    expect(left[0]).toMatchObject({ account_name: 'First', is_default: true });
+  });
+});
+
+describe('dashboard webhook settings', () => {
+  it('shows a wrong URL next to its field', async () => {
+    const { client } = await account();
+    const page = await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: 'ftp://files.example.com' });
+    expect(page.status).toBe(400);
+    expect(fieldError(page.text, 'webhook_url')).toBe('The URL must use https');
+  });
+
+  it('sets the URL with a secret shown once, and a test event arrives signed with it', async () => {
+    const { client, partnerId } = await account();
+    const set = await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: receiverUrl });
+    expect(set.status).toBe(200);
+    const secret = /value="(whsec_[A-Za-z0-9_-]+)"/.exec(set.text)![1]!;
+    expect((await client.get('/dashboard/webhook')).text).not.toContain(secret);
+
+    const sent = await client.submit('/dashboard/webhook', '/dashboard/webhook/test');
+    expect(sent.status).toBe(303);
+    const arrived = await eventually(
+      async () => callbacks.find((c) => c.headers['x-service-event'] === 'webhook.test' && JSON.parse(c.body).data && c.body.includes('dashboard') && c.headers['x-service-signature'] === `sha256=${createHmac('sha256', secret).update(c.body).digest('hex')}`),
+      10_000,
+      'test event',
+    );
+    expect(JSON.parse(arrived.body)).toMatchObject({ event: 'webhook.test' });
+
+    const [event] = await stack.orm.em.fork().execute<{ id: string }[]>(
+      "select id from webhook_events where partner_id = ? and event = 'webhook.test'",
+      [partnerId],
+    );
+    const log = await eventually(async () => {
+      const page = await client.get('/dashboard/webhook');
+      return page.text.includes('HTTP 200') ? page : undefined;
+    }, 10_000, 'attempt in the log');
+    expect(log.text).toContain('<code>webhook.test</code>');
+    expect(log.text).toContain('Delivered');
+
+    const before = callbacks.filter((c) => c.headers['x-service-event-id'] === event!.id).length;
+    await client.submit('/dashboard/webhook', `/dashboard/webhook/events/${event!.id}/redeliver`, { back: '/dashboard/webhook' });
+    await eventually(async () => callbacks.filter((c) => c.headers['x-service-event-id'] === event!.id).length > before, 10_000, 'redelivery');
+    const again = await eventually(async () => {
+      const page = await client.get('/dashboard/webhook');
+      return (page.text.match(/HTTP 200/g) ?? []).length >= 2 ? page : undefined;
+    }, 10_000, 'second attempt in the log');
+    expect(again.text).toContain('Attempt 1');
+  });
+
+  it('stops callbacks when the URL is removed', async () => {
+    const { client, partnerId } = await account();
+    await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: receiverUrl });
+    await client.submit('/dashboard/webhook', '/dashboard/webhook/clear');
+    const page = await client.get('/dashboard/webhook');
+    expect(page.text).toContain('No URL is set');
+    const [row] = await stack.orm.em.fork().execute<{ url: string | null; secret: string | null }[]>(
+      "select url, secret from webhook_endpoints where partner_id = ? and mode = 'test'",
+      [partnerId],
+    );
+    expect(row).toEqual({ url: null, secret: null });
+  });
+});
+
+describe('dashboard deliveries', () => {
+  it('lists a delivery booked over the API, filters by status and shows its trail, payment and tracking link', async () => {
+    const { client } = await account();
+    const key = await createKey(client);
+    await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: receiverUrl });
+    await registerAccount(stack.baseUrl, key);
+    const booked = await book(stack.baseUrl, key);
+    await eventually(async () => {
+      const res = await api(stack.baseUrl, key).get(`/partner/deliveries/${booked.id}`);
+      return res.body.status === 'delivered' && res.body.payment_status === 'paid';
+    }, 20_000, 'robo delivery');
+
+    const list = await client.get('/dashboard/deliveries');
+    expect(list.text).toContain(booked.reference);
+    expect((await client.get('/dashboard/deliveries?status=delivered')).text).toContain(booked.reference);
+    const cancelled = await client.get('/dashboard/deliveries?status=cancelled');
+    expect(cancelled.text).not.toContain(booked.reference);
+    expect(cancelled.text).toContain('No test deliveries are cancelled.');
+
+    const detail = await eventually(async () => {
+      const page = await client.get(`/dashboard/deliveries/${booked.id}`);
+      return (page.text.match(/delivery\.[a-z_]+<\/code>/g) ?? []).length >= 4 && page.text.includes('HTTP 200') ? page : undefined;
+    }, 10_000, 'callbacks on the detail page');
+    expect(detail.text).toContain(`value="${stack.settings.siteUrl}/track?id=${booked.id}"`);
+    for (const status of ['Pending', 'Accepted', 'Picked up', 'In transit', 'Delivered']) expect(detail.text).toContain(`>${status}</span>`);
+    expect(detail.text).toMatch(/Payment: <span class="badge badge-paid">Paid<\/span>/);
+    expect(detail.text).toContain('<code>delivery.delivered</code>');
+  });
+
+  it('shows only the data of the chosen mode', async () => {
+    const { client } = await account();
+    const key = await createKey(client);
+    await registerAccount(stack.baseUrl, key);
+    const booked = await book(stack.baseUrl, key);
+    expect((await client.get('/dashboard/deliveries')).text).toContain(booked.reference);
+
+    await client.submit('/dashboard/deliveries', '/dashboard/mode', { mode: 'live', back: '/dashboard/deliveries' });
+    const live = await client.get('/dashboard/deliveries');
+    expect(live.text).toContain('Live data');
+    expect(live.text).not.toContain(booked.reference);
+    expect((await client.get(`/dashboard/deliveries/${booked.id}`)).status).toBe(404);
+  });
+
+  it('does not show another business’s delivery', async () => {
+    const owner = await account();
+    const key = await createKey(owner.client);
+    await registerAccount(stack.baseUrl, key);
+    const booked = await book(stack.baseUrl, key);
+    const other = await account();
+    const page = await other.client.get(`/dashboard/deliveries/${booked.id}`);
+    expect(page.status).toBe(404);
+    expect(page.text).not.toContain(booked.reference);
+  });
+});

@@ -1,0 +1,74 @@
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner } from '../helpers/partners';
+import { api } from '../helpers/http';
+
+/** An HTTPS URL on a public address, written as an IP so the check needs no DNS. */
+const PUBLIC_URL = 'https://93.184.215.14/hooks/deliveries';
+
+let stack: TestStack;
+beforeAll(async () => {
+  // Production rules for callback URLs; setting a URL needs no worker.
+  stack = await startTestStack({ env: { NODE_ENV: 'production' }, withoutWorker: true });
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+describe('callback URL settings', () => {
+  it('returns a fresh secret on every PUT and never reads the secret back', async () => {
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.liveKey);
+    expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: null });
+
+    const first = await client.put('/partner/webhook', { webhook_url: PUBLIC_URL });
+    const second = await client.put('/partner/webhook', { webhook_url: PUBLIC_URL });
+    expect(first.status).toBe(200);
+    expect(first.body).toEqual({ webhook_url: PUBLIC_URL, webhook_secret: expect.stringMatching(/^whsec_[A-Za-z0-9_-]{32,}$/) });
+    expect(second.body.webhook_secret).toEqual(expect.stringMatching(/^whsec_/));
+    expect(second.body.webhook_secret).not.toBe(first.body.webhook_secret);
+
+    const read = await client.get('/partner/webhook');
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual({ webhook_url: PUBLIC_URL });
+
+    const cleared = await client.put('/partner/webhook', { webhook_url: null });
+    expect(cleared.body).toEqual({ webhook_url: null, webhook_secret: null });
+    expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: null });
+  });
+
+  it('keeps the test-mode URL apart from the live one', async () => {
+    const partner = await makePartner(stack.orm);
+    await api(stack.baseUrl, partner.testKey).put('/partner/webhook', { webhook_url: PUBLIC_URL });
+    expect((await api(stack.baseUrl, partner.liveKey).get('/partner/webhook')).body).toEqual({ webhook_url: null });
+    expect((await api(stack.baseUrl, partner.testKey).get('/partner/webhook')).body).toEqual({ webhook_url: PUBLIC_URL });
+  });
+
+  it.each([
+    ['plain http', 'http://93.184.215.14/hooks', /https/],
+    ['a private 10.x address', 'https://10.0.0.7/hooks', /private/],
+    ['a private 192.168.x address', 'https://192.168.1.20/hooks', /private/],
+    ['the loopback address', 'https://127.0.0.1/hooks', /loopback/],
+    ['the link-local metadata address', 'https://169.254.169.254/latest/meta-data', /link-local/],
+    ['an IPv4-mapped IPv6 loopback address', 'https://[::ffff:127.0.0.1]/hooks', /loopback/],
+    ['a host name that resolves to 127.0.0.1', 'https://localhost/hooks', /loopback/],
+  ])('refuses %s in production with 400 and the reason', async (_what, url, reason) => {
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.liveKey);
+    await client.put('/partner/webhook', { webhook_url: PUBLIC_URL });
+
+    const res = await client.put('/partner/webhook', { webhook_url: url });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('bad_request');
+    expect(res.body.error.message).toEqual(expect.any(String));
+    expect(res.body.error.details.webhook_url).toMatch(reason);
+    // A refused URL changes nothing.
+    expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: PUBLIC_URL });
+  });
+
+  it('refuses a body without webhook_url', async () => {
+    const partner = await makePartner(stack.orm);
+    const res = await api(stack.baseUrl, partner.liveKey).put('/partner/webhook', {});
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('bad_request');
+  });
+});

@@ -1,0 +1,273 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { SearchAttributeType } from '@temporalio/common';
+import { DockerfileParser, type Instruction, type ModifiableInstruction } from 'dockerfile-ast';
+import { parse } from 'yaml';
+import { loadSettings } from '../../config/settings';
+import { DeliveryReferenceKey, DeliveryStatusKey, PartnerIdKey, PaymentStatusKey } from '../../workflows/messages';
+
+// Docker cannot run in CI, so the deployment files are checked by reading them: what they run,
+// what they publish, how they report health, and that they set only settings the code reads.
+
+const root = path.resolve(__dirname, '../..');
+const read = (file: string) => readFileSync(path.join(root, file), 'utf8');
+
+type Env = Record<string, string>;
+interface Service {
+  image?: string;
+  build?: { context: string; dockerfile: string };
+  command?: string[];
+  entrypoint?: string[];
+  environment?: Env | string[];
+  ports?: string[];
+  expose?: string[];
+  volumes?: string[];
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: string[] | string };
+  restart?: string;
+}
+
+const compose = parse(read('temporal-docker/docker-compose.yml'), { merge: true }) as { services: Record<string, Service> };
+const services = compose.services;
+const service = (name: string): Service => {
+  const found = services[name];
+  if (!found) throw new Error(`the compose file has no ${name} service`);
+  return found;
+};
+
+/** `${NAME:-default}` and `${NAME}` as compose resolves them when NAME is not set. */
+function interpolate(value: string): string {
+  return value.replace(/\$\{([A-Z0-9_]+)(?::?-([^}]*))?\}/g, (_match, _name: string, fallback?: string) => fallback ?? '');
+}
+
+function environmentOf(name: string): Env {
+  const raw = service(name).environment ?? {};
+  const pairs = Array.isArray(raw) ? raw.map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]) : Object.entries(raw);
+  return Object.fromEntries(pairs.map(([key, value]) => [key, interpolate(String(value ?? ''))]));
+}
+
+/** Every environment variable config/settings.ts reads: those it names, and those it asks for while loading. */
+function settingNames(): Set<string> {
+  const names = new Set([...read('config/settings.ts').matchAll(/\(env, '([A-Z][A-Z0-9_]*)'/g)].map((m) => m[1] as string));
+  const recording = (env: Env) =>
+    new Proxy(env, {
+      get(target, key) {
+        if (typeof key === 'string') names.add(key);
+        return target[key as string];
+      },
+    });
+  loadSettings(recording({ DATABASE_URL: 'postgres://localhost/delivery' }));
+  loadSettings(recording({ ...environmentOf('worker') }));
+  return names;
+}
+
+const healthTest = (name: string): string => {
+  const test = service(name).healthcheck?.test;
+  return Array.isArray(test) ? test.join(' ') : (test ?? '');
+};
+
+describe('the compose file', () => {
+  it('pins every image to a version, never latest', () => {
+    for (const [name, svc] of Object.entries(services)) {
+      const image = interpolate(svc.image ?? '');
+      expect({ name, image }).toEqual({ name, image: expect.stringMatching(/^[\w./-]+:[\w.-]+$/) });
+      expect({ name, tag: image.split(':').pop() }).not.toEqual({ name, tag: 'latest' });
+    }
+  });
+
+  it('runs Temporal on PostgreSQL, with the UI and a job that prepares the namespace', () => {
+    const temporal = service('temporal');
+    expect(temporal.image).toMatch(/^temporalio\/(auto-setup|server):1\.\d+\.\d+$/);
+    const env = environmentOf('temporal');
+    expect(env.DB).toBe('postgres12');
+    const persistence = service(env.POSTGRES_SEEDS ?? '');
+    expect(persistence.image).toMatch(/^postgres:\d+/);
+    expect(env.POSTGRES_PWD).toBe(environmentOf(env.POSTGRES_SEEDS ?? '').POSTGRES_PASSWORD);
+    expect(temporal.depends_on?.[env.POSTGRES_SEEDS ?? '']).toEqual({ condition: 'service_healthy' });
+    const dynamicConfig = path.basename(env.DYNAMIC_CONFIG_FILE_PATH ?? '');
+    expect(existsSync(path.join(root, 'temporal-docker/dynamicconfig', dynamicConfig))).toBe(true);
+
+    const ui = service('temporal-ui');
+    expect(ui.image).toMatch(/^temporalio\/ui:2\.\d+\.\d+$/);
+    expect(environmentOf('temporal-ui').TEMPORAL_ADDRESS).toBe('temporal:7233');
+
+    const setup = service('temporal-setup');
+    expect(setup.image).toMatch(/^temporalio\/admin-tools:1\.\d+\.\d+/);
+    expect(setup.depends_on?.temporal).toEqual({ condition: 'service_healthy' });
+    expect(setup.restart).toBe('no');
+    expect(setup.volumes).toContain('./setup-temporal.sh:/setup-temporal.sh:ro');
+    expect(setup.entrypoint).toEqual(['/bin/sh', '/setup-temporal.sh']);
+  });
+
+  it('registers every search attribute the workflows set, each as a Keyword', () => {
+    const script = read('temporal-docker/setup-temporal.sh');
+    const listed = /SEARCH_ATTRIBUTES="([^"]+)"/.exec(script)?.[1]?.split(/\s+/) ?? [];
+    const keys = [DeliveryStatusKey, PaymentStatusKey, PartnerIdKey, DeliveryReferenceKey];
+    expect(listed.sort()).toEqual(keys.map((key) => key.name).sort());
+    expect(keys.every((key) => key.type === SearchAttributeType.KEYWORD)).toBe(true);
+    expect(script).toMatch(/search-attribute create [^\n]*\\\n\s*--name "\$name" --type Keyword/);
+    expect(script).toMatch(/namespace create [^\n]*--namespace "\$TEMPORAL_NAMESPACE"/);
+  });
+
+  it('points the API, the worker, the UI and the setup job at one namespace on one Temporal', () => {
+    const namespace = environmentOf('temporal-setup').TEMPORAL_NAMESPACE;
+    expect(namespace).toMatch(/^[a-z][a-z0-9-]+$/);
+    for (const name of ['api', 'worker']) {
+      expect(environmentOf(name)).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_NAMESPACE: namespace });
+    }
+    expect(environmentOf('temporal-setup').TEMPORAL_ADDRESS).toBe('temporal:7233');
+    expect(environmentOf('temporal-ui').TEMPORAL_DEFAULT_NAMESPACE).toBe(namespace);
+  });
+
+  it('builds the API, the worker and the migrations from the service Dockerfile and runs node directly', () => {
+    const commands: Record<string, string> = { api: 'api/main.ts', worker: 'workers/main.ts', migrate: 'db/migrate.ts' };
+    for (const [name, entry] of Object.entries(commands)) {
+      const svc = service(name);
+      expect(svc.build).toEqual({ context: '..', dockerfile: 'Dockerfile' });
+      expect(svc.command).toEqual(['node', '--import', 'tsx', entry]);
+      expect(existsSync(path.join(root, entry))).toBe(true);
+    }
+    expect(service('api').image).toBe(service('worker').image);
+  });
+
+  it('publishes the API, keeps Temporal and its UI on loopback, and exposes worker metrics to the network only', () => {
+    const port = environmentOf('api').PORT;
+    expect(service('api').ports).toEqual([`${port}:${port}`]);
+    expect(service('temporal').ports).toEqual(['127.0.0.1:7233:7233']);
+    expect(service('temporal-ui').ports).toEqual(['127.0.0.1:8080:8080']);
+    const metricsPort = environmentOf('worker').WORKER_METRICS_PORT;
+    expect(metricsPort).toMatch(/^\d+$/);
+    // Replicas of the worker would fight over a host port, so none is published.
+    expect(service('worker').ports).toBeUndefined();
+    expect(service('worker').expose).toEqual([metricsPort]);
+  });
+
+  it('checks the health of every long-running part and starts the service only on a prepared stack', () => {
+    expect(healthTest('temporal')).toMatch(/temporal operator cluster health/);
+    expect(healthTest('temporal-postgresql')).toMatch(/pg_isready/);
+    expect(healthTest('app-postgresql')).toMatch(/pg_isready -U delivery -d delivery/);
+    expect(healthTest('api')).toContain(`http://127.0.0.1:${environmentOf('api').PORT}/readyz`);
+    expect(healthTest('worker')).toContain(`http://127.0.0.1:${environmentOf('worker').WORKER_METRICS_PORT}/metrics`);
+    expect(service('migrate').depends_on?.['app-postgresql']).toEqual({ condition: 'service_healthy' });
+    for (const name of ['api', 'worker']) {
+      expect(service(name).depends_on).toEqual({
+        migrate: { condition: 'service_completed_successfully' },
+        'temporal-setup': { condition: 'service_completed_successfully' },
+      });
+    }
+  });
+
+  it('sets only settings the code reads, and every one a production process needs', () => {
+    const known = settingNames();
+    for (const name of ['api', 'worker', 'migrate']) {
+      const unknown = Object.keys(environmentOf(name)).filter((variable) => !known.has(variable));
+      expect({ service: name, unknown }).toEqual({ service: name, unknown: [] });
+    }
+    for (const name of ['api', 'worker']) {
+      const env = environmentOf(name);
+      for (const required of ['NODE_ENV', 'SITE_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE']) {
+        expect({ service: name, [required]: env[required] }).toEqual({ service: name, [required]: expect.stringMatching(/.+/) });
+      }
+      const settings = loadSettings(env);
+      expect(settings.nodeEnv).toBe('production');
+      expect(new URL(settings.databaseUrl).hostname).toBe('app-postgresql');
+    }
+    expect(loadSettings(environmentOf('worker')).workerMetricsPort).toBeGreaterThan(0);
+    expect(loadSettings(environmentOf('api')).port).toBe(3000);
+  });
+
+  it('connects the service to its own database with the credentials that database is created with', () => {
+    const db = environmentOf('app-postgresql');
+    const url = new URL(environmentOf('api').DATABASE_URL ?? '');
+    expect({ user: url.username, password: url.password, database: url.pathname.slice(1), port: url.port }).toEqual({
+      user: db.POSTGRES_USER,
+      password: db.POSTGRES_PASSWORD,
+      database: db.POSTGRES_DB,
+      port: '5432',
+    });
+    expect(environmentOf('migrate').DATABASE_URL).toBe(environmentOf('api').DATABASE_URL);
+    expect(environmentOf('worker').DATABASE_URL).toBe(environmentOf('api').DATABASE_URL);
+  });
+});
+
+describe('the Dockerfile', () => {
+  const dockerfile = DockerfileParser.parse(read('Dockerfile'));
+  const instructions = dockerfile.getInstructions();
+  /** Instructions grouped by build stage, each stage starting at its FROM. */
+  const stages: Instruction[][] = [];
+  for (const instruction of instructions) {
+    if (instruction.getKeyword() === 'FROM') stages.push([]);
+    stages[stages.length - 1]?.push(instruction);
+  }
+  const final = stages[stages.length - 1] ?? [];
+  const args = (instruction: Instruction) => instruction.getArgumentsContent() ?? '';
+  const flag = (instruction: Instruction, name: string) =>
+    (instruction as ModifiableInstruction).getFlags().find((f) => f.getName() === name)?.getValue() ?? null;
+  const ofKind = (stage: Instruction[], keyword: string) => stage.filter((instruction) => instruction.getKeyword() === keyword);
+  const env = Object.fromEntries(
+    dockerfile.getENVs().flatMap((instruction) => instruction.getProperties().map((p) => [p.getName(), p.getValue() ?? ''])),
+  ) as Env;
+
+  it('builds in stages on Debian Node 20 (the SDK native bridge has no musl build)', () => {
+    const froms = dockerfile.getFROMs();
+    expect(froms.length).toBeGreaterThanOrEqual(2);
+    for (const from of froms) {
+      expect(from.getImage()).toBe('node:20-bookworm-slim');
+      expect(from.getBuildStage()).toMatch(/^[a-z]+$/);
+    }
+    const buildStage = froms[0]?.getBuildStage();
+    const copiesFromBuild = ofKind(final, 'COPY').some((copy) => flag(copy, 'from') === buildStage);
+    expect(copiesFromBuild).toBe(true);
+  });
+
+  it('installs from the lockfile and builds the workflow bundle at build time', () => {
+    const build = stages[0] ?? [];
+    const runs = ofKind(build, 'RUN').map(args);
+    expect(runs.some((run) => /\bnpm ci\b/.test(run))).toBe(true);
+    expect(runs.some((run) => /\bnpm run build\b/.test(run))).toBe(true);
+    expect(runs.some((run) => /npm prune --omit=dev/.test(run))).toBe(true);
+    const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
+    expect(pkg.scripts.build).toBe('tsx scripts/bundle-workflows.ts dist/workflow-bundle.js');
+    const workdir = args(ofKind(build, 'WORKDIR')[0] as Instruction);
+    expect(env.WORKFLOW_BUNDLE).toBe(path.posix.join(workdir, 'dist/workflow-bundle.js'));
+  });
+
+  it('runs as a non-root user', () => {
+    const users = ofKind(final, 'USER').map(args);
+    expect(users.length).toBeGreaterThan(0);
+    expect(users[users.length - 1]).not.toMatch(/^(root|0)(:|$)/);
+  });
+
+  it('reports liveness on /healthz at PORT and starts the API with node, not npm', () => {
+    const healthchecks = ofKind(final, 'HEALTHCHECK');
+    expect(healthchecks).toHaveLength(1);
+    const healthcheck = healthchecks[0] as Instruction;
+    expect(flag(healthcheck, 'interval')).toMatch(/^\d+s$/);
+    expect(flag(healthcheck, 'timeout')).toMatch(/^\d+s$/);
+    expect(args(healthcheck)).toContain("'http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz'");
+    expect(env.PORT).toBe('3000');
+    expect(ofKind(final, 'EXPOSE').map(args).join(' ').split(/\s+/)).toEqual(expect.arrayContaining([env.PORT, '9464']));
+    expect(args(ofKind(final, 'CMD')[0] as Instruction)).toBe('["node", "--import", "tsx", "api/main.ts"]');
+  });
+
+  it('installs the CA certificates Temporal Cloud TLS needs', () => {
+    expect(ofKind(final, 'RUN').map(args).join('\n')).toMatch(/apt-get install [^\n]*ca-certificates/);
+  });
+
+  it('sets only settings the code reads, in production mode', () => {
+    const known = settingNames();
+    expect(Object.keys(env).filter((name) => !known.has(name))).toEqual([]);
+    expect(env.NODE_ENV).toBe('production');
+  });
+
+  it('leaves the host’s node_modules, data and history out of the build context', () => {
+    const ignored = read('.dockerignore')
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line && !line.startsWith('#'));
+    expect(ignored).toEqual(expect.arrayContaining(['node_modules', '.data', 'dist', '.git', '.env']));
+    for (const needed of ['package.json', 'package-lock.json', 'tsconfig.json', 'workflows', 'scripts', 'api', 'workers']) {
+      expect(ignored).not.toContain(needed);
+    }
+  });
+});

@@ -1,0 +1,72 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { GatewayUnavailableError, PROVIDERS } from '../../integrations/mobile-money/gateway';
+import { NETWORK_PREFIXES } from '../../integrations/mobile-money/networks';
+import { SANDBOX_HOLDER_NAME, SandboxNetwork } from '../../integrations/mobile-money/sandbox';
+import { isGhanaPhone } from '../../domain/phone';
+
+// Name checks and outages never reach the ledger, so no database is needed for them.
+const sandbox = new SandboxNetwork({
+  em: () => {
+    throw new Error('the ledger is not part of this test');
+  },
+  confirmMs: 0,
+});
+
+const DOC = readFileSync(path.join(__dirname, '../../docs/sandbox-mobile-money.md'), 'utf8');
+
+describe('the sandbox network’s test numbers', () => {
+  it.each(PROVIDERS.flatMap((provider) => NETWORK_PREFIXES[provider].map((prefix) => [prefix, provider] as const)))(
+    'places numbers starting +233%s… on %s',
+    async (prefix, provider) => {
+      await expect(sandbox.resolve(provider, `+233${prefix}1230001`)).resolves.toEqual({ exists: true, provider, accountName: null });
+    },
+  );
+
+  it('knows no number ending in 0000, nor one outside every network’s range', async () => {
+    await expect(sandbox.resolve('network_a', '+233241230000')).resolves.toEqual({ exists: false });
+    await expect(sandbox.resolve('network_b', '+233500000000')).resolves.toEqual({ exists: false });
+    await expect(sandbox.resolve('network_a', '+233281230001')).resolves.toEqual({ exists: false });
+  });
+
+  it('holds numbers ending in 1111 under the name Ama Serwaa, on every network', async () => {
+    expect(SANDBOX_HOLDER_NAME).toBe('Ama Serwaa');
+    for (const phone of ['+233241231111', '+233201231111', '+233571231111']) {
+      await expect(sandbox.resolve('network_a', phone)).resolves.toMatchObject({ exists: true, accountName: 'Ama Serwaa' });
+    }
+  });
+
+  it('answers with the number’s own network whatever provider is asked, so a mismatch can be refused', async () => {
+    await expect(sandbox.resolve('network_a', '+233201234567')).resolves.toMatchObject({ provider: 'network_b' });
+  });
+
+  it('does not answer a debit of a number ending in 3333', async () => {
+    await expect(
+      sandbox.debit({ reference: 'r', provider: 'network_a', phone: '+233241233333', amountPesewas: 100 }),
+    ).rejects.toBeInstanceOf(GatewayUnavailableError);
+  });
+
+  it('documents only example numbers that behave as their description says', async () => {
+    const examples = [...DOC.matchAll(/`(\+233\d{9})` \(([^)]+)\)/g)].map((m) => ({ phone: m[1] as string, says: m[2] as string }));
+    expect(examples.length).toBeGreaterThanOrEqual(10);
+    const lastFour: Record<string, string> = {
+      'does not exist': '0000',
+      'Ama Serwaa': '1111',
+      declined: '2222',
+      'no answer': '3333',
+    };
+    for (const { phone, says } of examples) {
+      const row = DOC.split('\n').find((line) => line.includes(phone)) ?? '';
+      const provider = PROVIDERS.find((p) => row.startsWith(`| \`${p}\``));
+      const resolved = await sandbox.resolve(provider ?? 'network_a', phone);
+      if (says === 'does not exist') {
+        expect({ phone, resolved }).toEqual({ phone, resolved: { exists: false } });
+        continue;
+      }
+      expect({ phone, valid: isGhanaPhone(phone), provider: resolved.exists && resolved.provider }).toEqual({ phone, valid: true, provider });
+      const ending = lastFour[says];
+      if (ending) expect({ phone, ending: phone.slice(-4) }).toEqual({ phone, ending });
+      else expect({ phone, says, special: Object.values(lastFour).includes(phone.slice(-4)) }).toEqual({ phone, says: 'paid', special: false });
+    }
+  });
+});

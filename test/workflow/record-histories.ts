@@ -1,0 +1,159 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { readOutbox } from '../../db/accounts';
+import { deliveryWorkflowId } from '../../domain/reference';
+import { book, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
+import { api, eventually } from '../helpers/http';
+import { makePartner } from '../helpers/partners';
+import { riderApp } from '../helpers/riders';
+import type { TestStack } from '../helpers/stack';
+import { historyToJson } from './history-json';
+
+/**
+ * Runs every workflow through the paths it can take on the test stack and saves each history
+ * as JSON, for the replay test to run against later code (`npm run record:histories`).
+ */
+
+/** Timers short enough to record an expiry in seconds. */
+export const RECORDING_ENV = { DISPATCH_TIMEOUT_SECONDS: '5' };
+
+/** Each recorded history: its file name under test/workflow/histories/. */
+export const SCENARIOS = [
+  'delivery-test-mode-stops-otp',
+  'robo-rider-stops-otp',
+  'delivery-live-rider-stop-otp',
+  'delivery-scheduled-payment-declined',
+  'delivery-cancelled-while-pending',
+  'delivery-expired',
+  'webhook-redelivery',
+] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+/** Far from every test rider, so a live booking there is never taken. */
+const TAMALE = { lat: 9.4034, lng: -0.8424 };
+
+/** A partner's endpoint that refuses the first try of each event, so retries reach history. */
+async function flakyReceiver(): Promise<Server> {
+  const seen = new Set<string>();
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      const eventId = String(req.headers['x-service-event-id']);
+      res.statusCode = seen.has(eventId) ? 200 : 503;
+      seen.add(eventId);
+      res.end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return server;
+}
+
+async function waitForStatus(stack: TestStack, key: string, id: string, status: string, payment?: string) {
+  await eventually(async () => {
+    const { body } = await api(stack.baseUrl, key).get(`/partner/deliveries/${id}`);
+    return body.status === status && (!payment || body.payment_status === payment);
+  }, 30_000, `${id} ${status}`);
+}
+
+export async function recordHistories(stack: TestStack, dir: string): Promise<void> {
+  const receiver = await flakyReceiver();
+  const workflows: Partial<Record<Scenario, string>> = {};
+  try {
+    const robo = async () => {
+      const partner = await makePartner(stack.orm);
+      await registerAccount(stack.baseUrl, partner.testKey);
+      const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+      await api(stack.baseUrl, partner.testKey).put('/partner/webhook', { webhook_url: receiverUrl });
+      const created = await book(stack.baseUrl, partner.testKey, {
+        verification_method: 'otp',
+        additional_stops: [stopBody(), stopBody({ recipient_name: 'Efua Asante' })],
+      });
+      await waitForStatus(stack, partner.testKey, created.id, 'delivered', 'paid');
+      workflows['delivery-test-mode-stops-otp'] = deliveryWorkflowId(created.id);
+      workflows['robo-rider-stops-otp'] = `robo-rider-${created.id}`;
+      await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result();
+
+      const [event] = await stack.orm.em
+        .fork()
+        .execute<{ id: string }[]>(`select id from webhook_events where delivery_id = ? and event = 'delivery.accepted'`, [created.id]);
+      const redeliver = await api(stack.baseUrl, partner.testKey).post(`/partner/webhook/deliveries/${event?.id}/redeliver`);
+      if (redeliver.status !== 202) throw new Error(`redeliver: ${redeliver.status} ${JSON.stringify(redeliver.body)}`);
+      const query = `WorkflowType = 'webhookRedeliveryWorkflow' AND TaskQueue = '${stack.settings.temporalTaskQueue}'`;
+      workflows['webhook-redelivery'] = await eventually(async () => {
+        for await (const execution of stack.temporal.workflow.list({ query })) return execution.workflowId;
+        return undefined;
+      }, 15_000, 'the redelivery workflow');
+    };
+
+    const liveRider = async () => {
+      const partner = await makePartner(stack.orm);
+      await registerAccount(stack.baseUrl, partner.liveKey);
+      const rider = await riderApp(stack.baseUrl, stack.orm, 'Kwabena Ofori');
+      const recipient = '+233244998877';
+      const stopRecipient = '+233201998877';
+      const created = await book(stack.baseUrl, partner.liveKey, {
+        verification_method: 'otp',
+        recipient_phone: recipient,
+        additional_stops: [stopBody({ recipient_phone: stopRecipient })],
+      });
+      const codeFor = async (phone: string) => {
+        const text = await eventually(
+          async () => (await readOutbox(stack.orm.em.fork(), phone)).find((m) => m.body.includes(created.reference)),
+          10_000,
+          `the code texted to ${phone}`,
+        );
+        return /(\d{6})$/.exec(text.body)?.[1];
+      };
+      await rider.take(created.id);
+      await rider.pickup(created.id);
+      await rider.depart(created.id);
+      const stop = await rider.completeStop(created.id, 0, { otp: await codeFor(stopRecipient) });
+      if (stop.status !== 200) throw new Error(`stop: ${stop.status} ${JSON.stringify(stop.body)}`);
+      const done = await rider.deliver(created.id, { otp: await codeFor(recipient) });
+      if (done.status !== 200) throw new Error(`deliver: ${done.status} ${JSON.stringify(done.body)}`);
+      workflows['delivery-live-rider-stop-otp'] = deliveryWorkflowId(created.id);
+    };
+
+    const scheduledDeclined = async () => {
+      const partner = await makePartner(stack.orm);
+      await registerAccount(stack.baseUrl, partner.testKey, SANDBOX.declines);
+      const created = await book(stack.baseUrl, partner.testKey, { scheduled_at: new Date(Date.now() + 2000).toISOString() });
+      await waitForStatus(stack, partner.testKey, created.id, 'delivered', 'failed');
+      workflows['delivery-scheduled-payment-declined'] = deliveryWorkflowId(created.id);
+    };
+
+    const cancelled = async () => {
+      const partner = await makePartner(stack.orm);
+      await registerAccount(stack.baseUrl, partner.liveKey);
+      const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: TAMALE.lat, pickup_lng: TAMALE.lng });
+      const res = await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${created.id}/cancel`);
+      if (res.status !== 200) throw new Error(`cancel: ${res.status} ${JSON.stringify(res.body)}`);
+      workflows['delivery-cancelled-while-pending'] = deliveryWorkflowId(created.id);
+    };
+
+    const expired = async () => {
+      const partner = await makePartner(stack.orm);
+      await registerAccount(stack.baseUrl, partner.liveKey);
+      const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: TAMALE.lat, pickup_lng: TAMALE.lng });
+      await waitForStatus(stack, partner.liveKey, created.id, 'expired');
+      workflows['delivery-expired'] = deliveryWorkflowId(created.id);
+    };
+
+    await Promise.all([robo(), liveRider(), scheduledDeclined(), cancelled(), expired()]);
+
+    await mkdir(dir, { recursive: true });
+    for (const scenario of SCENARIOS) {
+      const workflowId = workflows[scenario];
+      if (!workflowId) throw new Error(`no workflow recorded for ${scenario}`);
+      const handle = stack.temporal.workflow.getHandle(workflowId);
+      // Only finished histories: a replay must see every command the workflow will ever issue.
+      await handle.result();
+      const history = historyToJson(await handle.fetchHistory());
+      await writeFile(path.join(dir, `${scenario}.json`), `${JSON.stringify(history, null, 2)}\n`);
+    }
+  } finally {
+    await new Promise((resolve) => receiver.close(resolve));
+  }
+}
