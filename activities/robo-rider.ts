@@ -14,7 +14,24 @@ import type { ActivityDeps } from './deps';
 
 const ROBO_NAMES = ['Kwame Robo', 'Akosua Robo', 'Yaw Robo', 'Efua Robo', 'Kofi Robo', 'Abena Robo'];
 
+const REACHES = { accept: 'accepted', pickup: 'picked_up', depart: 'in_transit', deliver: 'delivered' } as const;
+const FORWARD: readonly string[] = ['accepted', 'picked_up', 'in_transit', 'delivered'];
+
 export function createRoboRiderActivities({ orm, temporal }: ActivityDeps) {
+  /** Whether the read model already shows this rider's step as done. */
+  async function alreadyDone(deliveryId: string, riderId: string, action: keyof typeof REACHES | 'stop', index?: number): Promise<boolean> {
+    const em = orm.em.fork();
+    if (action === 'stop') {
+      const [stop] = await em.execute<{ status: string }[]>('select status from delivery_stops where delivery_id = ? and position = ?', [
+        deliveryId,
+        index ?? 0,
+      ]);
+      return stop?.status === 'delivered';
+    }
+    const delivery = await em.findOneOrFail(DeliverySchema, { id: deliveryId });
+    return delivery.riderId === riderId && FORWARD.indexOf(delivery.status) >= FORWARD.indexOf(REACHES[action]);
+  }
+
   async function moveTo(riderId: string, position: LatLng): Promise<void> {
     await orm.em.fork().execute('update riders set lat = ?, lng = ?, located_at = now() where id = ?', [
       position.lat,
@@ -72,7 +89,8 @@ export function createRoboRiderActivities({ orm, temporal }: ActivityDeps) {
         else await handle.executeUpdate(deliverUpdate, { args: [{ ...who, proof }] });
         return true;
       } catch (error) {
-        if (error instanceof WorkflowUpdateFailedError) return false;
+        // A retry whose first answer was lost (an outage, a crash) is refused as already done: carry on then.
+        if (error instanceof WorkflowUpdateFailedError) return alreadyDone(deliveryId, riderId, action, input.index);
         throw error;
       }
     },

@@ -21,12 +21,21 @@ const PARTS_SQL = `
 
 type Row = Record<string, unknown>;
 
-const camel = (key: string) => key.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+/** Column name → property name, worked out once per column (these reads run on every poll). */
+const propertyNames = new Map<string, string>();
+function camel(column: string): string {
+  let name = propertyNames.get(column);
+  if (name === undefined) {
+    name = column.replace(/_([a-z])/g, (_, c: string) => c.toUpperCase());
+    propertyNames.set(column, name);
+  }
+  return name;
+}
 
 /** Snake-case JSON of a row to the entity's shape; timestamps (ISO 8601 in JSON) become Dates. */
 function entity<T>(row: Row, dates: readonly string[]): T {
   const out: Row = {};
-  for (const [key, value] of Object.entries(row)) out[camel(key)] = value;
+  for (const key in row) out[camel(key)] = row[key];
   for (const key of dates) if (typeof out[key] === 'string') out[key] = new Date(out[key] as string);
   return out as T;
 }

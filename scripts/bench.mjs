@@ -2,7 +2,7 @@
 // own), runs each scenario beside its floor, prints the table and writes bench/results.json.
 // `npm run bench -- --quick` finishes in about a minute; docs/performance.md explains the rest.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, writeFileSync, readdirSync, openSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync, readdirSync, openSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.mjs';
@@ -89,6 +89,33 @@ function startChild(name, command, args, env, logDir, { readyLine = false } = {}
     child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready; see ${path.join(logDir, `${name}.log`)}`)));
   });
   return { child, ready };
+}
+
+/**
+ * SIGTERM to the server itself (the node process under tsx), once: a second SIGTERM, as a
+ * signal to the whole group would deliver through tsx's relay, kills it before it writes its
+ * profile. SIGKILL to the group only after `graceMs`.
+ */
+function stopPatiently(child, graceMs, serverPid) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const timer = setTimeout(() => {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    }, graceMs);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    try {
+      process.kill(serverPid(child.pid), 'SIGTERM');
+    } catch {
+      child.kill('SIGTERM');
+    }
+  });
 }
 
 async function waitUntilReady(url, child, timeoutMs = 60_000) {
@@ -188,13 +215,17 @@ async function main() {
     const profileFlags = (name) => (options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);
     const worker = startChild('worker', bin('tsx'), [...profileFlags('worker'), 'workers/main.ts'], stackEnv, logDir);
     const api = startChild('api', bin('tsx'), [...profileFlags('api'), 'api/main.ts'], stackEnv, logDir);
-    stops.push(() => stopProcess(worker.child));
-    stops.push(() => stopProcess(api.child));
+    // A profiled process writes its profile as it exits, which takes a while on a busy machine.
+    const stopServer = (child) => (options.profile ? stopPatiently(child, 60_000, serverPid) : stopProcess(child));
+    stops.push(() => stopServer(worker.child));
+    stops.push(() => stopServer(api.child));
     const floorEnv = { DATABASE_URL: databaseUrl, TEMPORAL_ADDRESS: temporal.address, BENCH_FLOOR_TASK_QUEUE: floorTaskQueue };
     const floorWorker = startChild('floor-worker', bin('tsx'), ['bench/baseline-worker.ts'], floorEnv, logDir, { readyLine: true });
     stops.push(() => stopProcess(floorWorker.child));
-    const floorHttp = startChild('floor-http', process.execPath, ['bench/baseline-http.mjs'], floorEnv, logDir, { readyLine: true });
-    stops.push(() => stopProcess(floorHttp.child));
+    const floorHttp = startChild('floor-http', process.execPath, [...profileFlags('floor-http'), 'bench/baseline-http.mjs'], floorEnv, logDir, {
+      readyLine: true,
+    });
+    stops.push(() => stopServer(floorHttp.child));
 
     await waitUntilReady(`${apiUrl}/readyz`, api.child);
     const baselineUrl = `http://127.0.0.1:${JSON.parse(await floorHttp.ready).port}`;
@@ -241,7 +272,7 @@ async function main() {
        * Runs `fn` while sampling the API's and worker's memory; adds the peaks to its result.
        * Notes the span on the monotonic clock, so a CPU profile can be cut to it.
        */
-      measured: async (fn) => {
+      measured: async (fn, label = 'product') => {
         const sampler = sampleMemory(pids);
         const cpu = accountCpu(cpuRoots);
         const from = Number(process.hrtime.bigint() / 1000n);
@@ -251,7 +282,7 @@ async function main() {
           return { cpu: shares, ...result, memory: sampler.stop() };
         } finally {
           sampler.stop();
-          windows.push({ scenario: current, window: [from, Number(process.hrtime.bigint() / 1000n)] });
+          windows.push({ scenario: current, label, window: [from, Number(process.hrtime.bigint() / 1000n)] });
         }
       },
     };
@@ -312,14 +343,17 @@ async function main() {
     process.stdout.write(`\n${renderReport(results)}\n\n`);
     if (options.profile) {
       const { summariseProfile } = await import('../bench/lib/profile-summary.mjs');
-      for (const name of ['api', 'worker']) {
+      for (const name of ['api', 'worker', 'floor-http']) {
         const dir = path.join(profileDir, name);
+        // A process killed at the end (it did not stop in time) leaves no profile.
+        if (!existsSync(dir)) continue;
         // Thread 0 is the process's main thread; the worker runs workflows on threads of their own.
         const files = readdirSync(dir).filter((f) => f.endsWith('.cpuprofile') && !/\.1\.\d+\.cpuprofile$/.test(f));
         for (const file of files) {
-          for (const { scenario, window } of windows) {
+          for (const { scenario, label, window } of windows) {
+            if ((name === 'floor-http') !== (label === 'floor')) continue;
             const summary = summariseProfile(path.join(dir, file), { top: 20, window });
-            process.stdout.write(`${name} (${file}) during ${scenario}:\n${summary}\n\n`);
+            process.stdout.write(`${name} (${file}) during ${scenario} (${label}):\n${summary}\n\n`);
           }
         }
       }

@@ -50,7 +50,7 @@ async function main() {
     const bundle = path.join(dataDir, 'workflow-bundle.js');
     if (run('Bundling the workflows once for every test worker', bin('tsx'), ['scripts/bundle-workflows.ts', bundle]) !== 0) return 1;
 
-    code = run('Running the tests', bin('jest'), ['--ci', ...jestArgs], {
+    code = run('Running the tests', bin('jest'), ['--ci', '--forceExit', ...jestArgs], {
       NODE_ENV: 'test',
       TEST_DATABASE_URL: databaseUrl,
       TEST_TEMPORAL_ADDRESS: temporal.address,

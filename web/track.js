@@ -247,11 +247,41 @@
   const layers = { pickup: null, dropoff: null, stops: [], route: null, rider: null, riderShownOnce: false, framed: [] };
   /** Once the reader touches the map, the page stops re-framing it. */
   let readerMovedMap = false;
+  /** A frame asked for while the map had no room, done as soon as it has some. */
+  let framePending = false;
+
+  const FRAME_PADDING_TOP_LEFT = [32, 32];
+  const FRAME_PADDING_BOTTOM_RIGHT = [32, 44];
+  /**
+   * Below this the map cannot hold its padding and a route: Leaflet would answer with its
+   * closest zoom, centred between the pins, with none of them in sight.
+   */
+  const MIN_FRAME_PX = 120;
 
   function frame(points) {
     layers.framed = points;
-    map.invalidateSize();
-    map.fitBounds(window.L.latLngBounds(points), { paddingTopLeft: [32, 32], paddingBottomRight: [32, 44], maxZoom: 16 });
+    const container = map.getContainer();
+    if (container.clientWidth < MIN_FRAME_PX || container.clientHeight < MIN_FRAME_PX) {
+      // Hidden or squeezed for a moment (a rotating phone, a tab coming back, a full-page capture).
+      framePending = true;
+      return;
+    }
+    framePending = false;
+    map.invalidateSize({ pan: false });
+    // Without animation: Leaflet ignores a new view while a zoom animation is under way, so an
+    // animated frame could swallow the next one and leave the map on a stale view.
+    map.fitBounds(window.L.latLngBounds(points), {
+      paddingTopLeft: FRAME_PADDING_TOP_LEFT,
+      paddingBottomRight: FRAME_PADDING_BOTTOM_RIGHT,
+      maxZoom: 16,
+      animate: false,
+    });
+  }
+
+  /** The map's own box changed size: frame again, unless the reader has taken over. */
+  function onMapResized() {
+    if (layers.framed.length > 0 && (!readerMovedMap || framePending)) frame(layers.framed);
+    else map.invalidateSize();
   }
 
   function pinIcon(kind, label, extraClass) {
@@ -281,9 +311,13 @@
     }
     L.control.scale({ imperial: false, position: 'bottomleft' }).addTo(map);
     map.getContainer().addEventListener('pointerdown', () => (readerMovedMap = true));
-    window.addEventListener('resize', () => {
-      if (!readerMovedMap && layers.framed.length > 0) frame(layers.framed);
-    });
+    // The container, not the window: it is what the framing depends on, and it also changes
+    // when the page around it does.
+    if (typeof window.ResizeObserver === 'function') {
+      new window.ResizeObserver(onMapResized).observe(map.getContainer());
+    } else {
+      window.addEventListener('resize', onMapResized);
+    }
   }
 
   function renderMap(view) {

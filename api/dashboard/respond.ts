@@ -11,9 +11,19 @@ export function render(res: Response, page: Html, status = 200): void {
   res.status(status).type('html').send(page.value);
 }
 
+/**
+ * Writes the session now. express-session saves at the end of the response, but it sends the
+ * headers first, and a browser follows a redirect on the headers alone: the next page could
+ * otherwise load the session before this one's change is stored.
+ */
+export function saveSession(req: Request): Promise<void> {
+  return new Promise((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+}
+
 /** A message for the next page, then a redirect (POST → redirect → GET, so reloading is harmless). */
-export function redirectWith(req: Request, res: Response, to: string, kind: 'ok' | 'error', text: string): void {
+export async function redirectWith(req: Request, res: Response, to: string, kind: 'ok' | 'error', text: string): Promise<void> {
   req.session.flash = { kind, text };
+  await saveSession(req);
   res.redirect(303, to);
 }
 

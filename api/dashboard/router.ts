@@ -11,7 +11,7 @@ import { createMailer } from './mail';
 import { authRateLimit } from './rate-limit';
 import { errorPage } from './pages/errors';
 import type { PageContext } from './pages/layout';
-import { pageOf, render } from './respond';
+import { pageOf, render, saveSession } from './respond';
 import { createAccountRoutes } from './routes/account';
 import { createAuthRoutes } from './routes/auth';
 import { createDeliveryRoutes } from './routes/deliveries';
@@ -98,7 +98,10 @@ export function createDashboardRouter(deps: AppDeps): Router {
     const partnerId = req.session.partnerId;
     const viewer = partnerId ? await accounts.viewer(partnerId) : null;
     const flash = req.session.flash ?? null;
-    if (flash && req.method === 'GET') delete req.session.flash;
+    if (flash && req.method === 'GET') {
+      delete req.session.flash;
+      await saveSession(req);
+    }
     let token: string | null = null;
     const page: PageContext = {
       get csrf() {

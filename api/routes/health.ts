@@ -19,7 +19,8 @@ export function createHealthRouter({ orm, temporal }: AppDeps): Router {
         () => (checks.database = 'ok'),
         () => (checks.database = 'unreachable'),
       ),
-      withTimeout(temporal.connection.workflowService.getSystemInfo({}), 2000).then(
+      // The deadline also ends the client's own retries, so probes during an outage never pile up.
+      withTimeout(temporal.connection.withDeadline(Date.now() + 2000, () => temporal.connection.workflowService.getSystemInfo({})), 2000).then(
         () => (checks.temporal = 'ok'),
         () => (checks.temporal = 'unreachable'),
       ),

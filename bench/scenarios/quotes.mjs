@@ -12,7 +12,7 @@ const BODY = JSON.stringify({
 export async function quotesScenario(ctx) {
   const run = { connections: ctx.options.connections, seconds: ctx.options.seconds, cpu: ctx.cpu };
   const json = { 'Content-Type': 'application/json' };
-  const baseline = await load({ url: `${ctx.baselineUrl}/quote`, method: 'POST', headers: json, body: BODY }, run);
+  const baseline = await ctx.measured(() => load({ url: `${ctx.baselineUrl}/quote`, method: 'POST', headers: json, body: BODY }, run), 'floor');
   const product = await ctx.measured(() =>
     load(
       { url: `${ctx.apiUrl}/api/v1/partner/quotes`, method: 'POST', headers: { ...json, Authorization: `Bearer ${ctx.seed.apiKey}` }, body: BODY },

@@ -4,7 +4,7 @@ import { load } from '../lib/load.mjs';
 export async function readScenario(ctx) {
   const run = { connections: ctx.options.connections, seconds: ctx.options.seconds, cpu: ctx.cpu };
   const id = ctx.deliveredId;
-  const baseline = await load({ url: `${ctx.baselineUrl}/deliveries/${id}` }, run);
+  const baseline = await ctx.measured(() => load({ url: `${ctx.baselineUrl}/deliveries/${id}` }, run), 'floor');
   const product = await ctx.measured(() =>
     load({ url: `${ctx.apiUrl}/api/v1/partner/deliveries/${id}`, headers: { Authorization: `Bearer ${ctx.seed.apiKey}` } }, run),
   );

@@ -38,7 +38,7 @@ export async function trackingScenario(ctx) {
   const ids = jobs.map(({ job }) => job.id);
 
   const run = { connections, seconds, cpu: ctx.cpu };
-  const baseline = await load({ url: ctx.baselineUrl, requests: ids.map((id) => ({ method: 'GET', path: `/deliveries/${id}` })) }, run);
+  const baseline = await ctx.measured(() => load({ url: ctx.baselineUrl, requests: ids.map((id) => ({ method: 'GET', path: `/deliveries/${id}` })) }, run), 'floor');
 
   // Riders move toward the drop-off and report their position every second, as the app does.
   let moving = true;

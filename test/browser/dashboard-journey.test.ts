@@ -63,6 +63,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await browser?.close();
+  // The sender keeps connections alive; close them, or close() waits for them.
+  receiver?.closeAllConnections();
   await new Promise((resolve) => receiver?.close(resolve));
   await stack?.close();
   await rm(mailDir, { recursive: true, force: true });
@@ -141,7 +143,7 @@ describe('a business finds its way from sign-up to its first delivery in a phone
     const secret = await page.locator('#new-key').inputValue();
     expect(secret).toMatch(/^sk_test_/);
     await page.getByRole('button', { name: 'Copy' }).click();
-    await expect(page.locator('[data-copy-status="new-key"]').textContent()).resolves.toBe('Copied.');
+    await page.locator('[data-copy-status="new-key"]', { hasText: 'Copied.' }).waitFor();
     expect(await page.evaluate('navigator.clipboard.readText()')).toBe(secret);
     await shot(page, '07-key-created');
 
@@ -193,11 +195,37 @@ describe('a business finds its way from sign-up to its first delivery in a phone
     await shot(page, '14-webhook-log');
 
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'Overview' }).click();
+    await page.getByRole('heading', { name: 'Welcome, Kofi’s Kitchen' }).waitFor();
     await shot(page, '15-overview-done');
     expect(await page.locator('.step.done').count()).toBe(5);
 
+    // The same pages on a desktop screen.
+    await page.setViewportSize({ width: 1280, height: 900 });
+    for (const [name, pathname] of [
+      ['desktop-overview', '/dashboard'],
+      ['desktop-keys', '/dashboard/keys'],
+      ['desktop-deliveries', '/dashboard/deliveries?status=delivered'],
+      ['desktop-webhook', '/dashboard/webhook'],
+    ]) {
+      await page.goto(url(pathname!));
+      await shot(page, name!);
+    }
+    await page.setViewportSize(PHONE);
+
+    // The pages for things gone wrong: a tampered form, and a delivery that is not there.
+    await page.goto(url('/dashboard/keys'));
+    await page.evaluate("document.querySelector('form[action=\\'/dashboard/keys\\'] input[name=_csrf]').value = 'tampered'");
+    await page.getByLabel('Label').fill('Forged');
+    await page.getByRole('button', { name: 'Create key' }).click();
+    await page.getByRole('heading', { name: 'This form has expired' }).waitFor();
+    await shot(page, '17-form-expired');
+    await page.goto(url('/dashboard/deliveries/00000000-0000-4000-8000-000000000000'));
+    await page.getByRole('heading', { name: 'Not found' }).waitFor();
+    await shot(page, '18-not-found');
+
+    await page.goto(url('/dashboard'));
     await page.getByRole('button', { name: 'Show live data' }).click();
-    await page.getByText('Showing live data.').waitFor({ timeout: 5000 }).catch(async (e) => { console.log(page.url(), (await page.content()).slice(0, 3000)); throw e; });
+    await page.getByText('Showing live data.').waitFor();
     await shot(page, '16-live-mode');
 
     await page.getByRole('button', { name: 'Log out' }).click();

@@ -55,6 +55,48 @@ async function phone(): Promise<{ context: BrowserContext; page: Page; requests:
 }
 
 const screenshot = (page: Page, name: string) => page.screenshot({ path: path.join(ARTIFACTS, `${name}.png`), fullPage: true });
+
+type Box = { x: number; y: number; width: number; height: number };
+const within = (inner: Box, outer: Box, slack = 0) =>
+  inner.x >= outer.x - slack &&
+  inner.y >= outer.y - slack &&
+  inner.x + inner.width <= outer.x + outer.width + slack &&
+  inner.y + inner.height <= outer.y + outer.height + slack;
+
+/**
+ * What keeps the reader from seeing the whole trip on the map: a pin missing, without a size or
+ * outside the map, or no dashed route between them. Empty when everything is in view.
+ */
+async function mapFaults(page: Page, pins: string[]): Promise<string[]> {
+  const map = await page.locator('#map').boundingBox();
+  if (!map || map.width === 0 || map.height === 0) return ['the map has no size'];
+  const faults: string[] = [];
+  const drawn: string[] = [];
+  for (const pin of await page.locator('#map .pin').all()) {
+    const kind = /\bpin-(\w+)/.exec((await pin.getAttribute('class')) ?? '')?.[1] ?? 'unknown';
+    drawn.push(kind);
+    const box = await pin.boundingBox();
+    if (!box || box.width === 0 || box.height === 0) faults.push(`the ${kind} pin has no size`);
+    else if (!within(box, map)) faults.push(`the ${kind} pin at (${Math.round(box.x)}, ${Math.round(box.y)}) is outside the map`);
+  }
+  if ([...drawn].sort().join() !== [...pins].sort().join()) faults.push(`pins drawn: ${drawn.join(', ')}`);
+  const route = page.locator('#map .leaflet-overlay-pane path');
+  if ((await route.count()) !== 1) return [...faults, `${await route.count()} route lines drawn`];
+  const length = await route.evaluate((line: { getTotalLength(): number }) => line.getTotalLength());
+  const box = await route.boundingBox();
+  if (length < 100) faults.push(`the route is ${Math.round(length)} px long`);
+  // A little slack for the width of the line.
+  if (!box || !within(box, map, 3)) faults.push('the route runs outside the map');
+  return faults;
+}
+
+/** The map frames pickup, every stop, drop-off and (while live) the rider, with the route between. */
+async function expectWholeTripOnMap(page: Page, pins: string[]): Promise<void> {
+  let faults: string[] = [];
+  await eventually(async () => (faults = await mapFaults(page, pins)).length === 0, 3_000, 'the whole trip on the map').catch(() => undefined);
+  expect(faults).toEqual([]);
+}
+
 const trackingPolls = (requests: string[]) => requests.filter((url) => TRACK_API.test(new URL(url).pathname)).length;
 
 async function liveBooking(overrides: Record<string, unknown> = {}) {
@@ -87,20 +129,10 @@ describe('hosted tracking page', () => {
     await expect(page.locator('#reference').textContent()).resolves.toBe(`DLV-${delivery.id.slice(0, 8).toUpperCase()}`);
     await expect(page.locator('#recipient').textContent()).resolves.toBe('For Ama M.');
     await expect(page.locator('#map .pin-pickup, #map .pin-stop, #map .pin-dropoff').count()).resolves.toBe(3);
+    await expectWholeTripOnMap(page, ['pickup', 'stop', 'dropoff']);
     await screenshot(page, '1-looking-for-rider');
-    console.log('DEBUG', JSON.stringify(await page.evaluate(async () => {
-      const r = (el: any) => { if (!el) return null; const b = el.getBoundingClientRect(); return [b.x, b.y, b.width, b.height].map(Math.round); };
-      const view = await (await fetch(location.pathname.replace('/track', '') + '/api/v1/track/' + new URLSearchParams(location.search).get('id') + '/public')).json();
-      return {
-        view,
-        map: r(document.getElementById('map')),
-        pins: [...document.querySelectorAll('#map .pin')].map((p: any) => [p.className, r(p), p.parentElement.style.cssText]),
-        path: [...document.querySelectorAll('#map path')].map((p: any) => [p.getAttribute('d'), r(p)]),
-        mapPane: (document.querySelector('#map .leaflet-map-pane') as any).style.cssText,
-        tile0: (document.querySelector('#map .grid-tile') as any)?.style.cssText,
-        tiles: document.querySelectorAll('#map .grid-tile').length,
-      };
-    }), null, 1));
+    // A full-page capture resizes the window for a moment; the map must come back framed.
+    await expectWholeTripOnMap(page, ['pickup', 'stop', 'dropoff']);
 
     await delivery.accept();
     await page.getByText('A rider is on the way to collect your parcel').waitFor();
@@ -113,16 +145,29 @@ describe('hosted tracking page', () => {
     await page.getByText(/Arriving in about \d+ min/).waitFor();
     await page.getByText('The rider has 1 stop before yours.').waitFor();
     await expect(page.locator('#map .pin-rider').count()).resolves.toBe(1);
+    await expectWholeTripOnMap(page, ['pickup', 'stop', 'dropoff', 'rider']);
     await screenshot(page, '2-on-the-way');
+    await expectWholeTripOnMap(page, ['pickup', 'stop', 'dropoff', 'rider']);
+
+    // A window squeezed to almost nothing for a moment (a phone rotating, a tab coming back)
+    // must not leave the map zoomed in on an empty spot between the pins.
+    await page.setViewportSize({ width: 16, height: 16 });
+    await page.waitForFunction('window.innerWidth < 100');
+    await page.setViewportSize(PHONE);
+    await page.waitForFunction(`window.innerWidth === ${PHONE.width}`);
+    await expectWholeTripOnMap(page, ['pickup', 'stop', 'dropoff', 'rider']);
 
     await delivery.step('stops/0/complete', ACCRA.osu);
     await delivery.step('deliver', ACCRA.airport);
     await page.getByText('Delivered', { exact: true }).first().waitFor();
     await page.getByText(/^Handed over at/).waitFor();
     await expect(page.locator('#eta').isHidden()).resolves.toBe(true);
+    await expectWholeTripOnMap(page, ['pickup', 'stop', 'dropoff']);
     await screenshot(page, '3-delivered');
     await page.setViewportSize({ width: 320, height: 640 });
+    await expectWholeTripOnMap(page, ['pickup', 'stop', 'dropoff']);
     await screenshot(page, '3-delivered-small-phone');
+    await expectWholeTripOnMap(page, ['pickup', 'stop', 'dropoff']);
 
     const pollsAtTheEnd = trackingPolls(requests);
     await page.waitForTimeout(3_500);

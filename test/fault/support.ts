@@ -231,13 +231,57 @@ export async function describeStuck(orm: Orm, temporal: Client, ids: string[]): 
     .fork()
     .execute<{ id: string }[]>(`select id from deliveries where id in (?) and (status <> 'delivered' or payment_status <> 'paid') limit 1`, [ids]);
   if (stuck[0]) {
-    const history = await temporal.workflow.getHandle(`delivery-${stuck[0].id}`).fetchHistory();
-    const failures = (history.events ?? [])
-      .map((e) => e.activityTaskFailedEventAttributes?.failure)
-      .filter(Boolean)
-      .slice(-3)
-      .map((f) => `${f?.message} ${f?.stackTrace?.split('\n').slice(0, 3).join(' | ')}`);
-    lines.push(`stuck ${stuck[0].id}:`, ...failures);
+    lines.push(`stuck ${stuck[0].id}:`);
+    for (const workflowId of [`delivery-${stuck[0].id}`, `robo-rider-${stuck[0].id}`]) {
+      const handle = temporal.workflow.getHandle(workflowId);
+      const described = await handle.describe().catch(() => null);
+      const history = await handle.fetchHistory().catch(() => null);
+      const failures = (history?.events ?? [])
+        .map((e) => e.activityTaskFailedEventAttributes?.failure ?? e.activityTaskTimedOutEventAttributes?.failure)
+        .filter(Boolean)
+        .slice(-3)
+        .map((f) => `  ${f?.message} ${f?.cause?.message ?? ''} ${f?.stackTrace?.split('\n').slice(0, 2).join(' | ') ?? ''}`);
+      lines.push(`${workflowId}: ${described?.status.name ?? 'not found'}`, ...failures);
+    }
   }
   return lines.join('\n');
+}
+
+/** The API as its own process, like `npm run api`, on a loopback port. */
+export function spawnApi(port: number, env: Record<string, string> = {}): ChildHandle {
+  return spawnTsx(
+    'api/main.ts',
+    {
+      NODE_ENV: 'test',
+      LOG_LEVEL: 'warn',
+      PORT: String(port),
+      DATABASE_URL: process.env.TEST_DATABASE_URL as string,
+      TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS as string,
+      DATABASE_POOL_MAX: '8',
+      ...FAST_TIMINGS,
+      ...env,
+    },
+    'api',
+  );
+}
+
+export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const ok = await fetch(url).then((r) => r.status < 500, () => false);
+    if (ok) return;
+    await sleep(200);
+  }
+  throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
+}
+
+export async function freePort(): Promise<number> {
+  const { createServer: createNetServer } = await import('node:net');
+  return new Promise((resolve) => {
+    const server = createNetServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -36,6 +36,8 @@ beforeAll(async () => {
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 });
 afterAll(async () => {
+  // The sender keeps connections alive; close them, or close() waits for them.
+  receiver?.closeAllConnections();
   await new Promise((resolve) => receiver?.close(resolve));
   await stack?.close();
 });

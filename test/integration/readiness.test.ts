@@ -21,7 +21,8 @@ beforeAll(async () => {
 
   const [host, port] = (process.env.TEST_TEMPORAL_ADDRESS ?? '').split(':');
   temporalLink = await startTcpProxy(host ?? '127.0.0.1', Number(port));
-  connection = await Connection.connect({ address: `127.0.0.1:${temporalLink.port}` });
+  // No client-side retries: a retry timer left over from the outage would fire after teardown.
+  connection = await Connection.connect({ address: `127.0.0.1:${temporalLink.port}`, interceptors: [] });
   stack = await startTestStack({
     withoutWorker: true,
     appOverrides: { orm, temporal: new Client({ connection, namespace: 'default' }) },

@@ -45,7 +45,7 @@ function keyTable(ctx: PageContext, keys: KeyRow[]): Html {
         <td class="actions">${
           k.revoked_at
             ? ''
-            : actionButton(ctx, `/dashboard/keys/${k.id}/revoke`, `Revoke ${k.label}`, {
+            : actionButton(ctx, `/dashboard/keys/${k.id}/revoke`, html`Revoke<span class="visually-hidden"> ${k.label}</span>`, {
                 style: 'danger',
                 confirm: `Revoke the key “${k.label}”? Requests with it are refused at once.`,
               })

@@ -29,7 +29,7 @@ export function csrfInput(ctx: PageContext): Html {
 export function actionButton(
   ctx: PageContext,
   action: string,
-  label: string,
+  label: Renderable,
   options: { style?: 'primary' | 'secondary' | 'danger' | 'link'; confirm?: string; fields?: Record<string, string>; describedBy?: string } = {},
 ): Html {
   const fields = Object.entries(options.fields ?? {}).map(([name, value]) => html`<input type="hidden" name="${name}" value="${value}">`);

@@ -29,8 +29,8 @@ function accountList(ctx: PageContext, accounts: PaymentMethod[]): Html {
         </div>
         <p class="meta"><span class="phone">${a.phone}</span> · ${networkName(a.provider)} · added ${when(a.createdAt)}</p>
         <div class="actions">
-          ${a.isDefault ? '' : actionButton(ctx, `/dashboard/payment-methods/${a.id}/default`, `Make default`)}
-          ${actionButton(ctx, `/dashboard/payment-methods/${a.id}/remove`, `Remove`, {
+          ${a.isDefault ? '' : actionButton(ctx, `/dashboard/payment-methods/${a.id}/default`, html`Make default<span class="visually-hidden"> ${a.phone}</span>`)}
+          ${actionButton(ctx, `/dashboard/payment-methods/${a.id}/remove`, html`Remove<span class="visually-hidden"> ${a.phone}</span>`, {
             style: 'danger',
             confirm: `Remove ${a.phone}? Future bookings stop debiting it.`,
           })}

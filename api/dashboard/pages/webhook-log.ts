@@ -44,10 +44,16 @@ export function callbackLog(ctx: PageContext, callbacks: CallbackView[], referen
           ${badge(c.state)}
         </div>
         <p class="meta">${when(c.created_at)}${
-          c.delivery_id ? html` · delivery <a href="/dashboard/deliveries/${c.delivery_id}">${reference ?? c.delivery_id}</a>` : ''
+          c.delivery_id ? html` · delivery <a class="ref" href="/dashboard/deliveries/${c.delivery_id}">${reference ?? c.delivery_id}</a>` : ''
         }</p>
         ${c.attempts.length ? html`<ul class="attempts" aria-label="Attempts, newest first">${c.attempts.map(attemptLine)}</ul>` : noAttempt(c)}
-        ${canSend ? actionButton(ctx, `/dashboard/webhook/events/${c.id}/redeliver`, c.attempts.length ? 'Send again' : 'Send now', { fields: { back } }) : ''}
+        ${
+          canSend
+            ? actionButton(ctx, `/dashboard/webhook/events/${c.id}/redeliver`, html`${c.attempts.length ? 'Send again' : 'Send now'}<span class="visually-hidden"> ${c.event}</span>`, {
+                fields: { back },
+              })
+            : ''
+        }
       </li>`;
     })}
   </ul>`;

@@ -2,7 +2,7 @@ import { Router, type RequestHandler } from 'express';
 import type { AccountService } from '../accounts';
 import { checkEmailPage, confirmedPage, logInPage, PASSWORD_MIN, resendPage, signUpPage } from '../pages/auth';
 import type { FieldErrors } from '../pages/forms';
-import { EMAIL, formValues, pageOf, redirectWith, render, safeDashboardPath } from '../respond';
+import { EMAIL, formValues, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 import { SESSION_COOKIE } from '../session';
 
 /** Sign-up, confirmation, log-in and log-out: the pages reachable without a session. */
@@ -72,7 +72,7 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
     await new Promise<void>((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
     req.session.partnerId = partnerId;
     req.session.mode = 'test';
-    await new Promise<void>((resolve, reject) => req.session.save((error) => (error ? reject(error) : resolve())));
+    await saveSession(req);
     res.redirect(303, next);
   });
 

@@ -5,7 +5,7 @@ import type { KeyMode } from '../../../domain/api-key';
 import { ApiError, requireUuid } from '../../errors';
 import type { FieldErrors } from '../pages/forms';
 import { keysPage, type KeyRow } from '../pages/keys';
-import { formValues, pageOf, redirectWith, render } from '../respond';
+import { formValues, pageOf, redirectWith, render, saveSession } from '../respond';
 
 /** Creating (secret shown once), listing and revoking API keys. */
 export function createKeyRoutes(orm: MikroORM): Router {
@@ -39,6 +39,7 @@ export function createKeyRoutes(orm: MikroORM): Router {
     // Show the new key among its own kind.
     req.session.mode = mode;
     ctx.mode = mode;
+    await saveSession(req);
     // Rendered in this answer and never stored in the clear, not even in the session.
     render(res, keysPage(ctx, await keysOf(ctx.viewer!.partnerId, mode), { created: { label: values.label, mode, secret: created.apiKey } }), 201);
   });
@@ -48,7 +49,7 @@ export function createKeyRoutes(orm: MikroORM): Router {
     const id = requireUuid(req.params.id, 'Unknown key');
     const revoked = await revokeApiKey(orm.em.fork(), ctx.viewer!.partnerId, id);
     if (!revoked) throw ApiError.notFound('Unknown key');
-    redirectWith(req, res, '/dashboard/keys', 'ok', 'Key revoked. Requests that use it are refused from now on.');
+    await redirectWith(req, res, '/dashboard/keys', 'ok', 'Key revoked. Requests that use it are refused from now on.');
   });
 
   return router;

@@ -67,13 +67,13 @@ export function createPaymentMethodRoutes(deps: AppDeps): Router {
   router.post('/payment-methods/:id/default', async (req, res) => {
     const ctx = pageOf(res);
     await setDefaultPaymentMethod(orm, { partnerId: ctx.viewer!.partnerId, mode: ctx.mode }, requireUuid(req.params.id, 'Unknown account'));
-    redirectWith(req, res, '/dashboard/payment-methods', 'ok', 'Default account changed. Bookings that name no account are paid from it.');
+    await redirectWith(req, res, '/dashboard/payment-methods', 'ok', 'Default account changed. Bookings that name no account are paid from it.');
   });
 
   router.post('/payment-methods/:id/remove', async (req, res) => {
     const ctx = pageOf(res);
     await removePaymentMethod(orm, { partnerId: ctx.viewer!.partnerId, mode: ctx.mode }, requireUuid(req.params.id, 'Unknown account'));
-    redirectWith(req, res, '/dashboard/payment-methods', 'ok', 'Account removed. Bookings already made are not affected.');
+    await redirectWith(req, res, '/dashboard/payment-methods', 'ok', 'Account removed. Bookings already made are not affected.');
   });
 
   return router;

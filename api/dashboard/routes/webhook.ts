@@ -72,7 +72,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
   router.post('/webhook/clear', async (req, res) => {
     const ctx = pageOf(res);
     await setWebhookUrl(deps, { partnerId: ctx.viewer!.partnerId, mode: ctx.mode }, null);
-    redirectWith(req, res, '/dashboard/webhook', 'ok', 'The URL is removed. No callbacks are sent until you set one again.');
+    await redirectWith(req, res, '/dashboard/webhook', 'ok', 'The URL is removed. No callbacks are sent until you set one again.');
   });
 
   router.post('/webhook/test', async (req, res) => {
@@ -80,7 +80,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
     const { url } = await pageData(ctx.viewer!.partnerId, ctx.mode, 0);
     if (!url) return redirectWith(req, res, '/dashboard/webhook', 'error', 'Set a callback URL before sending a test event.');
     await sendTestEvent(deps, { partnerId: ctx.viewer!.partnerId, mode: ctx.mode });
-    redirectWith(req, res, '/dashboard/webhook', 'ok', 'Test event sent. Refresh in a few seconds to see how your server answered.');
+    await redirectWith(req, res, '/dashboard/webhook', 'ok', 'Test event sent. Refresh in a few seconds to see how your server answered.');
   });
 
   router.post('/webhook/events/:id/redeliver', async (req, res) => {
@@ -95,7 +95,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
       ]);
     if (!event) throw ApiError.notFound('Unknown callback');
     await startWebhookSend(deps, id, event.state);
-    redirectWith(req, res, safeDashboardPath(req.body?.back, '/dashboard/webhook'), 'ok', 'Sending the callback again. Refresh in a few seconds to see the new attempt.');
+    await redirectWith(req, res, safeDashboardPath(req.body?.back, '/dashboard/webhook'), 'ok', 'Sending the callback again. Refresh in a few seconds to see the new attempt.');
   });
 
   return router;
