@@ -20,7 +20,8 @@ const HELP = `npm run bench [-- options]
   --samples N             lifecycle timings: deliveries one at a time (BENCH_SAMPLES, 50; quick 10)
   --only a,b              run only these: quotes, read, timings, tracking, e2e, booking
   --rate-limit-store S    memory (development default) or postgres (production default)
-  --temporal-db S         file (a SQLite file, as npm start keeps it) or memory (BENCH_TEMPORAL_DB)
+  --temporal-db S         file (a SQLite file, as npm start keeps it), wal (the same file in WAL mode,
+                          no fsync per commit) or memory (BENCH_TEMPORAL_DB)
   --profile               run the API and worker with --cpu-prof; prints their hottest functions`;
 
 function parseOptions(argv) {
@@ -164,6 +165,10 @@ async function main() {
       headless: true,
       // A SQLite file, as `npm start` keeps it, unless asked for the in-memory store of the tests.
       ...(options.temporalDb === 'memory' ? {} : { dbFile: path.join(dataDir, 'temporal.sqlite') }),
+      extraArgs: [
+        ...(options.temporalDb === 'wal' ? ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : []),
+        ...(process.env.BENCH_TEMPORAL_ARGS ? process.env.BENCH_TEMPORAL_ARGS.split(' ') : []),
+      ],
       logFile: path.join(logDir, 'temporal.log'),
     });
     stops.push(temporal.stop);
@@ -319,6 +324,11 @@ async function main() {
       scenarios.push({ id: name, ...(await scenario(ctx)) });
     }
 
+    // Tables read row by row during the run: a missing index shows here first.
+    const { rows: scans } = await db.query(
+      `select relname as table, seq_scan, seq_tup_read, idx_scan, n_live_tup as rows from pg_stat_user_tables
+       where seq_tup_read > 1000 order by seq_tup_read desc`,
+    );
     const results = {
       at: new Date().toISOString(),
       options,
@@ -332,6 +342,7 @@ async function main() {
       },
       peakMemory: { api: memoryOf(pids.api).peakMb, worker: memoryOf(pids.worker).peakMb },
       webhooks: receiver.counts,
+      sequentialScans: scans.map((row) => ({ ...row, seq_scan: Number(row.seq_scan), seq_tup_read: Number(row.seq_tup_read), idx_scan: Number(row.idx_scan) })),
       scenarios,
       // Monotonic-clock spans of each measured phase, to cut CPU profiles to them.
       phases: windows,

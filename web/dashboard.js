@@ -17,7 +17,7 @@
     var done = false;
     try {
       done = document.execCommand('copy');
-    } catch (e) {
+    } catch {
       done = false;
     }
     document.body.removeChild(area);

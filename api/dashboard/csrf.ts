@@ -15,7 +15,9 @@ export function dashboardCsrf(settings: Settings, secret: () => string) {
     getSecret: secret,
     getSessionIdentifier: (req: Request) => (req.session?.partnerId ? req.sessionID : 'anonymous'),
     cookieName: 'dashboard_csrf',
-    cookieOptions: { path: '/dashboard', sameSite: 'strict', secure: settings.nodeEnv === 'production', httpOnly: true },
+    // Lax, not Strict: opening the dashboard from an emailed link must not replace the cookie that
+    // forms in other tabs were issued against.
+    cookieOptions: { path: '/dashboard', sameSite: 'lax', secure: settings.nodeEnv === 'production', httpOnly: true },
     getCsrfTokenFromRequest: (req: Request) => (req.body as Record<string, unknown> | undefined)?.[CSRF_FIELD] as string | undefined,
   });
 }

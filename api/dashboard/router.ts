@@ -127,7 +127,7 @@ export function createDashboardRouter(deps: AppDeps): Router {
   router.use(csrf.doubleCsrfProtection);
 
   router.use(createAuthRoutes(accounts, authLimit));
-  router.use(createAccountRoutes(accounts));
+  router.use(createAccountRoutes(accounts, authLimit));
   router.use(createOverviewRoutes(deps));
   router.use(createKeyRoutes(orm));
   router.use(createPaymentMethodRoutes(deps));

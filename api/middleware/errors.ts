@@ -25,13 +25,20 @@ function fieldDetails(errors: { path: string; message: string }[]): Record<strin
   return details;
 }
 
-/** True when the cause is a backing service that cannot be reached (Temporal or Postgres). */
+/**
+ * True when the cause is a backing service that cannot be reached (Temporal or Postgres). A
+ * transaction whose connection died surfaces as "Transaction query already complete".
+ */
 export function isUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; name?: string; message?: string; cause?: unknown };
   if (!e || typeof e !== 'object') return false;
   if (e.name === 'ConnectionException' || e.name === 'ServiceError' || e.name === 'TransportError') return true;
   if (e.code === 14 || e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === '57P01' || e.code === '57P03') return true;
-  if (/Timeout acquiring a connection|Connection terminated|ECONNREFUSED|UNAVAILABLE|connect ETIMEDOUT|Client network socket disconnected/i.test(e.message ?? '')) {
+  if (
+    /Timeout acquiring a connection|Connection terminated|Connection ended unexpectedly|is not queryable|Transaction query already complete|ECONNREFUSED|UNAVAILABLE|connect ETIMEDOUT|Client network socket disconnected/i.test(
+      e.message ?? '',
+    )
+  ) {
     return true;
   }
   return e.cause !== undefined && e.cause !== error && isUnavailable(e.cause);

@@ -8,6 +8,13 @@ import { partnerOf } from './partner-auth';
 const KEY_TTL = '24 hours';
 /** How long a duplicate waits for the first request still running. */
 const WAIT_FOR_FIRST_MS = 30_000;
+/**
+ * A claim still without an answer this long after it was made belongs to a request whose
+ * process died (every request ends well before): the key is free again.
+ */
+const ABANDONED_AFTER = '2 minutes';
+/** Waits between attempts to record the answer while Postgres is unreachable. */
+const SETTLE_RETRY_MS = [100, 300, 1_000, 2_000, 4_000];
 
 interface StoredKey {
   request_hash: string;
@@ -40,7 +47,7 @@ let nextSweep = 0;
  * gets the first answer replayed (waiting for it if the first is still running); a repeat with
  * a different body is 409. Keys live in Postgres, so every API process shares them.
  */
-export function idempotent({ orm }: AppDeps, scope: string) {
+export function idempotent({ orm, logger }: AppDeps, scope: string) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
@@ -57,10 +64,11 @@ export function idempotent({ orm }: AppDeps, scope: string) {
 
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
-      // Forget keys older than 24 h, then try to claim this one.
+      // Forget this key if it is older than 24 h or was abandoned, then try to claim it.
       await em.execute(
         `delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ?
-           and created_at < now() - interval '${KEY_TTL}'`,
+           and (created_at < now() - interval '${KEY_TTL}'
+                or (response_status is null and created_at < now() - interval '${ABANDONED_AFTER}'))`,
         ids,
       );
       const claimed = await em.execute<unknown[]>(
@@ -87,11 +95,13 @@ export function idempotent({ orm }: AppDeps, scope: string) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
 
-    // This request owns the key: remember its answer, or let go of the key if it failed on our side.
+    // This request owns the key: remember its answer, or let go of the key if it failed on our
+    // side. Both are retried while Postgres is briefly unreachable: a key left claimed would make
+    // every retry of this request wait, then be refused, until the claim counts as abandoned.
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       const status = res.statusCode;
-      const settle =
+      const settle = () =>
         status >= 500
           ? em.execute('delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ?', ids)
           : em.execute(
@@ -99,7 +109,21 @@ export function idempotent({ orm }: AppDeps, scope: string) {
                where partner_id = ? and mode = ? and scope = ? and key = ?`,
               [status, JSON.stringify(body), ...ids],
             );
-      void settle.catch(() => undefined).then(() => json(body));
+      void (async () => {
+        for (let attempt = 0; ; attempt += 1) {
+          try {
+            await settle();
+            return;
+          } catch (error) {
+            const wait = SETTLE_RETRY_MS[attempt];
+            if (wait === undefined) {
+              logger.error('Idempotency-Key answer not recorded', { scope, status, error: error instanceof Error ? error.message : String(error) });
+              return;
+            }
+            await new Promise((resolve) => setTimeout(resolve, wait));
+          }
+        }
+      })().then(() => json(body));
       return res;
     };
     next();

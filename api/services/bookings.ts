@@ -58,6 +58,17 @@ export function routeOf(body: {
   ];
 }
 
+async function readBack<T>(read: () => Promise<T>): Promise<T> {
+  for (const wait of [100, 300, 1_000, 2_000, 4_000]) {
+    try {
+      return await read();
+    } catch {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+  return read();
+}
+
 export function createBookingService({ orm, temporal, settings, routing }: AppDeps) {
   async function chooseAccount(auth: PartnerAuth, paymentMethodId: string | undefined) {
     const em = orm.em.fork();
@@ -145,7 +156,8 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
         });
       });
       deliveriesBooked.inc({ mode: auth.mode });
-      const parts = await loadDelivery(orm.em.fork(), id);
+      // The booking is committed: an error now would tell the partner to book again, so the read-back waits out a Postgres blip.
+      const parts = await readBack(() => loadDelivery(orm.em.fork(), id));
       if (!parts) throw new Error('A committed booking could not be read back');
       return deliveryView(parts, settings.siteUrl);
     },

@@ -88,6 +88,11 @@ export function renderReport(results) {
       ),
     );
   }
+  if (results.sequentialScans?.length) {
+    out.push('');
+    out.push('Tables read sequentially during the run (rows read / scans / index scans / rows):');
+    for (const t of results.sequentialScans) out.push(`  ${t.table}: ${t.seq_tup_read} / ${t.seq_scan} / ${t.idx_scan} / ${t.rows}`);
+  }
   const m = results.machine;
   out.push('');
   out.push(

@@ -15,6 +15,8 @@ async function workflowTimes(temporal, deliveryId) {
     ? events.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === String(scheduled.eventId))
     : undefined;
   return {
+    events: events.length,
+    eventTypes: events.map((e) => Object.keys(e).find((k) => k.endsWith('EventAttributes'))?.replace('EventAttributes', '')),
     firstTaskAt: firstTask ? toMs(firstTask.eventTime) : null,
     bookingFoundAt: completed ? toMs(completed.eventTime) : null,
   };
@@ -27,6 +29,7 @@ export async function lifecycleTimingsScenario(ctx) {
   const toWorkflow = [];
   const toBookingFound = [];
   const toAccepted = [];
+  let history = null;
   for (let i = 0; i < count; i++) {
     const sentWall = Date.now();
     const sent = performance.now();
@@ -47,6 +50,7 @@ export async function lifecycleTimingsScenario(ctx) {
     toAccepted.push(accept.answeredAt - accept.sentAt);
     await rider.drive(job, { from: 1 });
     const times = await workflowTimes(ctx.temporal, job.id);
+    history = { events: times.events, types: times.eventTypes };
     if (times.firstTaskAt) toWorkflow.push(times.firstTaskAt - sentWall);
     if (times.bookingFoundAt) toBookingFound.push(times.bookingFoundAt - sentWall);
   }
@@ -59,5 +63,7 @@ export async function lifecycleTimingsScenario(ctx) {
       bookingToWorkflowFoundRow: summary(toBookingFound),
       acceptToAccepted: summary(toAccepted),
     },
+    // One delivery's workflow history so far: what each delivery costs Temporal.
+    history,
   };
 }

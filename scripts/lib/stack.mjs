@@ -42,13 +42,15 @@ async function waitFor(check, what, timeoutMs = 60_000) {
 /**
  * Starts `temporal server start-dev` with the search attributes ops staff filter on.
  * `dbFile` keeps workflows across restarts; without it the state lives in memory (tests).
+ * `extraArgs` go to the CLI as they are (the bench passes SQLite pragmas).
  */
-export async function startTemporal({ cli, port, uiPort, dbFile, logFile, headless = false }) {
+export async function startTemporal({ cli, port, uiPort, dbFile, logFile, headless = false, extraArgs = [] }) {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
   if (dbFile) args.push('--db-filename', dbFile);
   if (headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort));
   for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
+  args.push(...extraArgs);
   mkdirSync(path.dirname(logFile), { recursive: true });
   const out = openSync(logFile, 'a');
   const child = spawn(cli, args, { stdio: ['ignore', out, out], detached: true });

@@ -100,6 +100,9 @@ describe('a business finds its way from sign-up to its first delivery in a phone
     // Sign up: a first attempt with nothing filled in shows each problem next to its field.
     await page.goto(url('/dashboard/signup'));
     await shot(page, '01-signup');
+    // The first Tab stop lets keyboard users skip the header.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.textContent')).toBe('Skip to content');
     await page.getByRole('button', { name: 'Create account' }).click();
     await page.waitForSelector('.error-summary');
     expect(await page.evaluate("document.activeElement.classList.contains('error-summary')")).toBe(true);
@@ -182,6 +185,7 @@ describe('a business finds its way from sign-up to its first delivery in a phone
     expect(signingSecret).toMatch(/^whsec_/);
     await shot(page, '13-webhook-secret');
     await page.getByRole('button', { name: 'Send a test event' }).click();
+    await page.getByText('Test event sent.').waitFor();
     const arrived = await eventually(
       async () => callbacks.find((c) => c.headers['x-service-event'] === 'webhook.test'),
       10_000,

@@ -28,6 +28,8 @@ export class WebhookReceiver {
   readonly received: ReceivedEvent[] = [];
   /** Delay before answering, to make a callback slow. */
   delayMs = 0;
+  /** Callbacks arrived and not yet answered. */
+  inFlight = 0;
   private server: Server | null = null;
   private port = 0;
 
@@ -37,11 +39,13 @@ export class WebhookReceiver {
 
   async up(): Promise<void> {
     const server = createServer((req, res) => {
+      this.inFlight += 1;
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {
         const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { event: string; delivery_id: string };
         const answer = () => {
+          this.inFlight -= 1;
           this.received.push({ eventId: String(req.headers['x-service-event-id']), event: body.event, deliveryId: body.delivery_id });
           res.writeHead(200).end('ok');
         };

@@ -132,6 +132,17 @@ describe('dashboard security', () => {
     expect(row?.partner).toEqual(expect.any(String));
   });
 
+  it('shows a business name full of markup as plain text', async () => {
+    const email = uniqueEmail();
+    const name = '<img src=x onerror=alert(1)> & "Sons"';
+    await createPartner(stack.orm.em.fork(), { email, businessName: name, passwordHash: await hashPassword(PASSWORD), confirmed: true });
+    const client = dashboardClient(stack.baseUrl);
+    await client.logIn(email, PASSWORD);
+    const page = await client.get('/dashboard');
+    expect(page.text).toContain('Welcome, &lt;img src=x onerror=alert(1)&gt; &amp; &quot;Sons&quot;');
+    expect(page.text).not.toContain('<img src=x');
+  });
+
   it('never sends anyone outside the dashboard after log-in', async () => {
     const email = uniqueEmail();
     await createPartner(stack.orm.em.fork(), { email, businessName: 'Cape Coast Fish', passwordHash: await hashPassword(PASSWORD), confirmed: true });

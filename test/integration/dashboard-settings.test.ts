@@ -131,7 +131,7 @@ describe('dashboard webhook settings', () => {
     const { client } = await account();
     const page = await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: 'ftp://files.example.com' });
     expect(page.status).toBe(400);
-    expect(fieldError(page.text, 'webhook_url')).toBe('The URL must use https');
+    expect(fieldError(page.text, 'webhook_url')).toBe('Use an address that starts with https://');
   });
 
   it('sets the URL with a secret shown once, and a test event arrives signed with it', async () => {

@@ -40,11 +40,11 @@ export function deliveriesPage(ctx: PageContext, deliveries: DeliveryResource[],
           <tbody>
           ${deliveries.map(
             (d) => html`<tr>
-              <th scope="row" data-label="Reference"><a href="/dashboard/deliveries/${d.id}">${d.reference}</a></th>
+              <th scope="row" data-label="Reference"><a class="ref" href="/dashboard/deliveries/${d.id}">${d.reference}</a></th>
               <td data-label="Status">${badge(d.status)}</td>
               <td data-label="Payment">${badge(d.payment_status)}</td>
               <td data-label="To">${d.recipient_name}, ${d.dropoff_address}</td>
-              <td data-label="Fare">${cedis(d.total_fare)}</td>
+              <td data-label="Fare" class="nowrap">${cedis(d.total_fare)}</td>
               <td data-label="Booked">${when(d.created_at)}</td>
             </tr>`,
           )}

@@ -1,9 +1,9 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { AccountService } from '../accounts';
 import { pageOf, redirectWith, safeDashboardPath } from '../respond';
 
 /** Signed-in account actions: the live/test switch and a fresh confirmation link. */
-export function createAccountRoutes(accounts: AccountService): Router {
+export function createAccountRoutes(accounts: AccountService, authLimit: RequestHandler): Router {
   const router = Router();
 
   router.post('/mode', async (req, res) => {
@@ -14,7 +14,7 @@ export function createAccountRoutes(accounts: AccountService): Router {
     await redirectWith(req, res, back, 'ok', mode === 'live' ? 'Showing live data.' : 'Showing test data.');
   });
 
-  router.post('/resend-own', async (req, res) => {
+  router.post('/resend-own', authLimit, async (req, res) => {
     const viewer = pageOf(res).viewer!;
     if (viewer.confirmed) return redirectWith(req, res, '/dashboard', 'ok', 'Your email address is already confirmed.');
     await accounts.resend(viewer.email);

@@ -9,6 +9,18 @@ import { formValues, pageOf, redirectWith, render, safeDashboardPath } from '../
 
 const PAGE = 20;
 
+/** The URL check's findings, said as what to do about them. */
+function urlProblem(detail: unknown, fallback: string): string {
+  const text = typeof detail === 'string' ? detail : '';
+  if (text === 'is not a valid URL') return 'Enter the full address, starting with https://';
+  if (text === 'must use https') return 'Use an address that starts with https://';
+  if (text === 'must not contain a user or password') return 'Take the user name and password out of the address';
+  if (text === 'the host name does not resolve') return 'We cannot find this host name; check it for typing mistakes';
+  const range = /^resolves to a (\S+) address/.exec(text)?.[1];
+  if (range) return `This address leads to a ${range} network address, which we cannot call; use a public address`;
+  return text ? `The address ${text}` : fallback;
+}
+
 interface EventRow {
   id: string;
   event: string;
@@ -63,7 +75,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
         return render(res, webhookPage(ctx, { ...(await pageData(owner.partnerId, owner.mode, 0)), newSecret: secret ?? undefined }));
       } catch (error) {
         if (!(error instanceof ApiError) || error.status !== 400) throw error;
-        errorText = typeof error.details.webhook_url === 'string' ? `The URL ${error.details.webhook_url}` : error.message;
+        errorText = urlProblem(error.details.webhook_url, error.message);
       }
     }
     render(res, webhookPage(ctx, { ...(await pageData(owner.partnerId, owner.mode, 0)), values, errors: { webhook_url: errorText } }), 400);

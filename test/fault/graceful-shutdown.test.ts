@@ -1,0 +1,95 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner } from '../helpers/partners';
+import { api, eventually } from '../helpers/http';
+import { book, registerAccount } from '../helpers/bookings';
+import { freePort, sleep, spawnApi, spawnWorker, waitForHttp, WebhookReceiver, type ChildHandle } from './support';
+
+const children: ChildHandle[] = [];
+let photon: Server | undefined;
+let stack: TestStack | undefined;
+const receiver = new WebhookReceiver();
+afterAll(async () => {
+  for (const child of children) await child.stop('SIGKILL');
+  photon?.closeAllConnections();
+  await new Promise((resolve) => (photon ? photon.close(resolve) : resolve(undefined)));
+  await receiver.down();
+  await stack?.close();
+});
+
+/** A place-search server that takes its time, so a request is still running when the API is told to stop. */
+async function slowPhoton(delayMs: number): Promise<string> {
+  photon = createServer((_req, res) => {
+    setTimeout(() => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"type":"FeatureCollection","features":[]}'), delayMs);
+  });
+  await new Promise<void>((resolve) => photon!.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(photon.address() as AddressInfo).port}`;
+}
+
+describe('graceful shutdown', () => {
+  it('lets the API finish a request in flight on SIGTERM, refuses new connections, then exits 0', async () => {
+    const port = await freePort();
+    const apiProcess = spawnApi(port, { PLACES_PROVIDER: 'photon', PHOTON_URL: await slowPhoton(2_000) });
+    children.push(apiProcess);
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitForHttp(`${baseUrl}/healthz`);
+
+    const t0 = Date.now();
+    const warm = await api(baseUrl).get('/places/autocomplete?q=Osu');
+    process.stdout.write(`warm-up ${warm.status} in ${Date.now() - t0} ms\n`);
+    const started = Date.now();
+    const slow = api(baseUrl).get('/places/autocomplete?q=Makola');
+    await sleep(500);
+    apiProcess.child.kill('SIGTERM');
+    await sleep(300);
+    const late = await fetch(`${baseUrl}/healthz`).then(
+      (r) => r.status,
+      () => 'refused',
+    );
+    const answer = await slow;
+    process.stdout.write(`answered at ${Date.now() - started} ms\n`);
+    const exit = await apiProcess.exited;
+    process.stdout.write(`shutdown: API request in flight answered ${answer.status} after ${Date.now() - started} ms; exit ${exit.code}\n`);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual([]);
+    expect(late).toBe('refused');
+    expect(exit.code).toBe(0);
+  }, 60_000);
+
+  it('lets the worker finish a webhook call in flight on SIGTERM and exit 0; a new worker carries the delivery on', async () => {
+    stack = await startTestStack({ withoutWorker: true, env: { ROBO_RIDER_STEP_SECONDS: '0.2' } });
+    await receiver.up();
+    receiver.delayMs = 1_200;
+    const worker = spawnWorker(stack.settings.temporalTaskQueue);
+    children.push(worker);
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const client = api(stack.baseUrl, partner.testKey);
+    expect((await client.put('/partner/webhook', { webhook_url: receiver.url })).status).toBe(200);
+    const { id } = await book(stack.baseUrl, partner.testKey);
+
+    await eventually(async () => receiver.inFlight > 0, 30_000, 'a callback in flight');
+    worker.child.kill('SIGTERM');
+    const exit = await worker.exited;
+    expect(exit.code).toBe(0);
+    // The callback that was under way was answered and recorded before the worker left.
+    expect(receiver.received.length).toBeGreaterThanOrEqual(1);
+    const [first] = await stack.orm.em
+      .fork()
+      .execute<{ status_code: number | null; error: string | null }[]>(
+        `select a.status_code, a.error from webhook_attempts a join webhook_events e on e.id = a.event_id
+         where e.delivery_id = ? order by a.id limit 1`,
+        [id],
+      );
+    expect(first).toEqual({ status_code: 200, error: null });
+
+    receiver.delayMs = 0;
+    children.push(spawnWorker(stack.settings.temporalTaskQueue));
+    await eventually(async () => {
+      const res = await client.get(`/partner/deliveries/${id}`);
+      return res.body.status === 'delivered' && res.body.payment_status === 'paid';
+    }, 60_000, 'delivered by the next worker');
+    await eventually(async () => receiver.distinctEventIds().size === 4, 20_000, 'every webhook');
+  }, 120_000);
+});
