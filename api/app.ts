@@ -7,6 +7,7 @@ import { createDashboardRouter } from './dashboard/router';
 import type { AppDeps } from './deps';
 import { ApiError } from './errors';
 import { errorHandler } from './middleware/errors';
+import { integerQuery } from './middleware/finite-numbers';
 import { httpMetrics } from './middleware/metrics';
 import { partnerAuth } from './middleware/partner-auth';
 import { partnerRateLimit, placesRateLimit, trackingRateLimit } from './middleware/rate-limit';
@@ -58,6 +59,7 @@ export function createApp(deps: AppDeps): Express {
   api.use('/track', publicCors, trackingRateLimit(deps));
   api.use('/places', placesRateLimit(deps));
   api.use('/partner', partnerAuth(deps.orm), partnerRateLimit(deps));
+  api.use(integerQuery);
   api.use(
     OpenApiValidator.middleware({
       apiSpec: document as never,

@@ -41,7 +41,8 @@ async function main(): Promise<void> {
     server.close(() => {
       void Promise.allSettled([connection.close(), orm.close()]).then(() => process.exit(0));
     });
-    server.closeIdleConnections();
+    // Keep-alive connections go as soon as their request is answered, not after keepAliveTimeout.
+    setInterval(() => server.closeIdleConnections(), 100).unref();
     setTimeout(() => process.exit(0), 15_000).unref();
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

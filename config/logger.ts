@@ -22,8 +22,11 @@ const redactSecrets = winston.format((info) => {
 export type Logger = winston.Logger;
 
 export function createLogger(options: { level: string; json: boolean; service: string }): Logger {
-  const common = [withContext(), redactSecrets(), winston.format.timestamp(), winston.format.errors({ stack: true })];
-  return winston.createLogger({
+  // Winston runs every format before its transport drops a line below the level; lines nobody
+  // will see (the per-request `http` line, say) are dropped first, before any formatting.
+  const wanted = winston.format((info) => (logger.isLevelEnabled(info.level) ? info : false));
+  const common = [wanted(), withContext(), redactSecrets(), winston.format.timestamp(), winston.format.errors({ stack: true })];
+  const logger: Logger = winston.createLogger({
     level: options.level,
     defaultMeta: { service: options.service },
     format: options.json
@@ -39,4 +42,5 @@ export function createLogger(options: { level: string; json: boolean; service: s
         ),
     transports: [new winston.transports.Console()],
   });
+  return logger;
 }

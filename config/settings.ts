@@ -67,7 +67,6 @@ export interface Settings {
   /** Where rate-limit counters live: this process only, or Postgres, shared by every API process. */
   rateLimitStore: 'memory' | 'postgres';
   rateLimitAuthPerMinute: number;
-  redisUrl?: string;
   otpMaxAttempts: number;
   otpLockSeconds: number;
   /** Where a worker serves Prometheus metrics (the Temporal SDK's and ours); 0 serves none. */
@@ -202,7 +201,6 @@ export function loadSettings(env: Env = process.env): Settings {
     rateLimitPlacesPerMinute: number(env, 'RATE_LIMIT_PLACES_PER_MINUTE', 120, { min: 1, integer: true }),
     rateLimitStore: oneOf(env, 'RATE_LIMIT_STORE', ['memory', 'postgres'] as const, nodeEnv === 'production' ? 'postgres' : 'memory'),
     rateLimitAuthPerMinute: number(env, 'RATE_LIMIT_AUTH_PER_MINUTE', 10, { min: 1, integer: true }),
-    redisUrl: optional(env, 'REDIS_URL'),
     otpMaxAttempts: number(env, 'OTP_MAX_ATTEMPTS', 5, { min: 1, integer: true }),
     otpLockSeconds: number(env, 'OTP_LOCK_SECONDS', 300, { min: 1 }),
     workerMetricsPort: number(env, 'WORKER_METRICS_PORT', 0, { integer: true }),

@@ -9,19 +9,19 @@ import { ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.
 
 const HELP = `npm run bench [-- options]
   --quick                 short phases (about a minute in all)
-  --seconds N             measured seconds of each load phase (BENCH_SECONDS, 15; quick 4)
+  --seconds N             measured seconds of each load phase (BENCH_SECONDS, 15; quick 3)
   --connections N         connections for quotes and reads (BENCH_CONNECTIONS, 32)
   --booking-connections N concurrent bookings, and the floor's loops (BENCH_BOOKING_CONNECTIONS, 16)
   --track-connections N   pollers of the public tracking view (BENCH_TRACK_CONNECTIONS, 64)
   --track-deliveries N    deliveries on the road while they poll (BENCH_TRACK_DELIVERIES, 5)
   --deliveries N          end to end: deliveries in flight (BENCH_DELIVERIES, 50)
-  --e2e-seconds N         end to end: how long slots keep booking (BENCH_E2E_SECONDS, 60; quick 15)
+  --e2e-seconds N         end to end: how long slots keep booking (BENCH_E2E_SECONDS, 60; quick 10)
   --step-ms N             end to end: a rider's pause between actions (BENCH_STEP_MS, 1000)
-  --samples N             lifecycle timings: deliveries one at a time (BENCH_SAMPLES, 50; quick 10)
+  --samples N             lifecycle timings: deliveries one at a time (BENCH_SAMPLES, 50; quick 8)
   --only a,b              run only these: quotes, read, timings, tracking, e2e, booking
   --rate-limit-store S    memory (development default) or postgres (production default)
-  --temporal-db S         file (a SQLite file, as npm start keeps it), wal (the same file in WAL mode,
-                          no fsync per commit) or memory (BENCH_TEMPORAL_DB)
+  --temporal-db S         wal (default: the dev server's SQLite file in WAL mode, no fsync per commit),
+                          file (the default journal, no WAL) or memory (BENCH_TEMPORAL_DB)
   --profile               run the API and worker with --cpu-prof; prints their hottest functions`;
 
 function parseOptions(argv) {
@@ -50,18 +50,18 @@ function parseOptions(argv) {
   };
   return {
     quick,
-    seconds: pick('seconds', 'BENCH_SECONDS', 15, 4),
+    seconds: pick('seconds', 'BENCH_SECONDS', 15, 3),
     connections: pick('connections', 'BENCH_CONNECTIONS', 32, 32),
     bookingConnections: pick('booking-connections', 'BENCH_BOOKING_CONNECTIONS', 16, 16),
     trackConnections: pick('track-connections', 'BENCH_TRACK_CONNECTIONS', 64, 64),
     trackDeliveries: pick('track-deliveries', 'BENCH_TRACK_DELIVERIES', 5, 5),
     e2eDeliveries: pick('deliveries', 'BENCH_DELIVERIES', 50, 50),
-    e2eSeconds: pick('e2e-seconds', 'BENCH_E2E_SECONDS', 60, 15),
+    e2eSeconds: pick('e2e-seconds', 'BENCH_E2E_SECONDS', 60, 10),
     stepMs: pick('step-ms', 'BENCH_STEP_MS', 1000, 1000),
-    timingSamples: pick('samples', 'BENCH_SAMPLES', 50, 10),
+    timingSamples: pick('samples', 'BENCH_SAMPLES', 50, 8),
     only: String(flags.only ?? process.env.BENCH_ONLY ?? 'quotes,read,timings,tracking,e2e,booking').split(','),
     rateLimitStore: String(flags['rate-limit-store'] ?? process.env.BENCH_RATE_LIMIT_STORE ?? 'memory'),
-    temporalDb: String(flags['temporal-db'] ?? process.env.BENCH_TEMPORAL_DB ?? 'file'),
+    temporalDb: String(flags['temporal-db'] ?? process.env.BENCH_TEMPORAL_DB ?? 'wal'),
     profile: Boolean(flags.profile) || process.env.BENCH_PROFILE === '1',
   };
 }
@@ -90,6 +90,18 @@ function startChild(name, command, args, env, logDir, { readyLine = false } = {}
     child.once('exit', (code) => reject(new Error(`${name} exited (${code}) before it was ready; see ${path.join(logDir, `${name}.log`)}`)));
   });
   return { child, ready };
+}
+
+/** Runs a command to its end without blocking this process; rejects with its stderr on failure. */
+function run(command, args, what) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.stderr.on('data', (chunk) => (err += chunk));
+    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${what} failed:\n${err}`))));
+  });
 }
 
 /**
@@ -147,11 +159,13 @@ async function main() {
   const dataDir = path.join(root, '.data', 'bench', String(process.pid));
   const logDir = path.join(dataDir, 'logs');
   const profileDir = path.join(root, '.data', 'bench-profiles', new Date().toISOString().replace(/[:.]/g, '-'));
+  // Two waves: first everything that uses Temporal and PostgreSQL, at once; then those two.
   const stops = [];
+  const infrastructure = [];
   let succeeded = false;
   const cleanup = async () => {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    stops.length = 0;
+    await Promise.all(stops.splice(0).map((stop) => Promise.resolve().then(stop).catch(() => undefined)));
+    await Promise.all(infrastructure.splice(0).map((stop) => Promise.resolve().then(stop).catch(() => undefined)));
   };
   process.once('SIGINT', () => void cleanup().then(() => process.exit(130)));
   process.once('SIGTERM', () => void cleanup().then(() => process.exit(143)));
@@ -159,33 +173,43 @@ async function main() {
   try {
     const loadBefore = os.loadavg().map((v) => Number(v.toFixed(2)));
     say(`Benchmark${options.quick ? ' (quick)' : ''}: starting a Temporal dev server, PostgreSQL, the API and the worker…`);
-    const temporal = await startTemporal({
-      cli,
-      port: await freePort(),
-      headless: true,
-      // A SQLite file, as `npm start` keeps it, unless asked for the in-memory store of the tests.
-      ...(options.temporalDb === 'memory' ? {} : { dbFile: path.join(dataDir, 'temporal.sqlite') }),
-      extraArgs: [
-        ...(options.temporalDb === 'wal' ? ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : []),
-        ...(process.env.BENCH_TEMPORAL_ARGS ? process.env.BENCH_TEMPORAL_ARGS.split(' ') : []),
-      ],
-      logFile: path.join(logDir, 'temporal.log'),
-    });
-    stops.push(temporal.stop);
-
-    let databaseUrl = process.env.DATABASE_URL;
-    const pgDataDir = path.join(dataDir, 'postgres');
-    if (!databaseUrl) {
-      const postgres = await startEmbeddedPostgres({ dataDir: pgDataDir, port: await freePort(), fresh: true });
-      stops.push(postgres.stop);
-      databaseUrl = postgres.url;
-    }
-    migrate(databaseUrl);
-
-    // Workers load a prebuilt bundle in production (`npm run build`); so does the bench's.
+    // Temporal, PostgreSQL and the workflow bundle come up side by side.
     const bundle = path.join(dataDir, 'workflow-bundle.js');
-    const built = spawnSync(bin('tsx'), ['scripts/bundle-workflows.ts', bundle], { cwd: root, encoding: 'utf8' });
-    if (built.status !== 0) throw new Error(`Bundling the workflows failed:\n${built.stderr}`);
+    const pgDataDir = path.join(dataDir, 'postgres');
+    // allSettled: when one part fails, the others still finish starting and get stopped.
+    const parts = await Promise.allSettled([
+      startTemporal({
+        cli,
+        port: await freePort(),
+        headless: true,
+        // A SQLite file, as `npm start` keeps it, unless asked for the in-memory store of the tests.
+        // WAL mode by default: the dev server runs all its persistence through one SQLite
+        // connection, and an fsync per commit there would dominate every figure (docs/performance.md).
+        ...(options.temporalDb === 'memory' ? {} : { dbFile: path.join(dataDir, 'temporal.sqlite') }),
+        extraArgs: [
+          ...(options.temporalDb === 'wal' ? ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : []),
+          ...(process.env.BENCH_TEMPORAL_ARGS ? process.env.BENCH_TEMPORAL_ARGS.split(' ') : []),
+        ],
+        logFile: path.join(logDir, 'temporal.log'),
+      }).then((started) => {
+        infrastructure.push(started.stop);
+        return started;
+      }),
+      (async () => {
+        // Its own database unless told otherwise: the bench adds partners and deliveries by the hundred.
+        if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
+        const postgres = await startEmbeddedPostgres({ dataDir: pgDataDir, port: await freePort(), fresh: true });
+        infrastructure.push(postgres.stop);
+        migrate(postgres.url);
+        return postgres.url;
+      })(),
+      // Workers load a prebuilt bundle in production (`npm run build`); so does the bench's.
+      run(bin('tsx'), ['scripts/bundle-workflows.ts', bundle], 'Bundling the workflows'),
+    ]);
+    const failed = parts.find((part) => part.status === 'rejected');
+    if (failed) throw failed.reason;
+    const [temporal, databaseUrl] = parts.map((part) => part.value);
+    if (process.env.BENCH_DATABASE_URL) migrate(databaseUrl);
 
     const receiver = await startWebhookReceiver();
     stops.push(() => receiver.close());

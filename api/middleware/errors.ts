@@ -63,6 +63,9 @@ export function errorHandler(logger: Logger) {
   };
 }
 
+/** Busboy's and multer's words for a multipart body that does not parse. */
+const MALFORMED_MULTIPART = /Unexpected end of (form|multipart data)|Malformed part header|Boundary not found|Part terminated early|Unexpected field|Multipart/i;
+
 function toApiError(error: unknown, requestId: string | undefined): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as { type?: string; status?: number; statusCode?: number } & ValidatorError;
@@ -76,6 +79,10 @@ function toApiError(error: unknown, requestId: string | undefined): ApiError {
       return new ApiError(415, 'unsupported_media_type', 'Send the body as UTF-8 JSON');
   }
   const status = e?.status ?? e?.statusCode;
+  // The validator reports a multipart body it cannot parse as a 500; it is the client's body that is broken.
+  if (status === 500 && Array.isArray(e.errors) && MALFORMED_MULTIPART.test(e.message ?? '')) {
+    return ApiError.badRequest('The multipart body is malformed', { body: e.message ?? 'malformed' });
+  }
   if (typeof status === 'number' && status >= 400 && status < 500 && Array.isArray(e.errors)) {
     switch (status) {
       case 400:

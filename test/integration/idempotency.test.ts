@@ -110,6 +110,24 @@ describe('Idempotency-Key on booking', () => {
     await api(stack.baseUrl, two.liveKey).post(`/partner/deliveries/${answers[2]?.body.id}/cancel`);
   });
 
+  it('frees a key whose first request died without an answer once the claim is two minutes old', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    // A claim left by an API process that died mid-request.
+    await stack.orm.em.fork().execute(
+      `insert into idempotency_keys (partner_id, mode, scope, key, request_hash, created_at)
+       values (?, 'live', 'deliveries', 'k-orphan', 'whatever', now() - interval '3 minutes')`,
+      [partner.partnerId],
+    );
+    const client = api(stack.baseUrl, partner.liveKey);
+    const res = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k-orphan' });
+    expect(res.status).toBe(201);
+    const again = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k-orphan' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(res.body.id);
+    await client.post(`/partner/deliveries/${res.body.id}/cancel`);
+  });
+
   it('refuses an Idempotency-Key longer than 255 characters', async () => {
     const partner = await makePartner(stack.orm);
     const res = await api(stack.baseUrl, partner.liveKey).post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k'.repeat(256) });

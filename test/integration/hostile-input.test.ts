@@ -1,0 +1,197 @@
+import fc from 'fast-check';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner, makeRider } from '../helpers/partners';
+import { api } from '../helpers/http';
+import { book, bookingBody, registerAccount, stopBody } from '../helpers/bookings';
+import { buildOpenApiDocument } from '../../api/openapi/document';
+
+const RUNS_PER_OPERATION = 80;
+const UNLIMITED = { RATE_LIMIT_PARTNER_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000', RATE_LIMIT_PLACES_PER_MINUTE: '1000000' };
+
+let stack: TestStack;
+let partner: Awaited<ReturnType<typeof makePartner>>;
+let rider: Awaited<ReturnType<typeof makeRider>>;
+beforeAll(async () => {
+  // No worker: nothing but the requests below could change the data.
+  stack = await startTestStack({ withoutWorker: true, env: UNLIMITED });
+  partner = await makePartner(stack.orm);
+  rider = await makeRider(stack.orm);
+  await registerAccount(stack.baseUrl, partner.liveKey);
+  await api(stack.baseUrl, partner.liveKey).put('/partner/webhook', { webhook_url: 'http://127.0.0.1:9/hooks' });
+  await book(stack.baseUrl, partner.liveKey);
+});
+afterAll(async () => {
+  await stack?.close();
+});
+
+/** Everything of this partner and rider that a request could change, except last-used times. */
+async function snapshot(): Promise<string> {
+  const em = stack.orm.em.fork();
+  const p = [partner.partnerId];
+  const tables = await Promise.all([
+    em.execute('select id, status, payment_status, rider_id, total_fare, recipient_phone from deliveries where partner_id = ? order by id', p),
+    em.execute('select delivery_id, status from delivery_events where delivery_id in (select id from deliveries where partner_id = ?) order by 1, 2', p),
+    em.execute('select id, phone, is_default, deleted_at from payment_methods where partner_id = ? order by id', p),
+    em.execute('select mode, url, secret from webhook_endpoints where partner_id = ? order by mode', p),
+    em.execute('select id, state, attempts from webhook_events where partner_id = ? order by id', p),
+    em.execute('select key, request_hash from idempotency_keys where partner_id = ? order by key', p),
+    em.execute('select id, revoked_at from api_keys where partner_id = ? order by id', p),
+    em.execute('select id, online, lat, lng, active_delivery_id from riders where id = ?', [rider.riderId]),
+    em.execute('select count(*) as n from rider_offers where rider_id = ?', [rider.riderId]),
+  ]);
+  return JSON.stringify(tables);
+}
+
+const NASTY = [
+  '', ' ', 'NaN', 'Infinity', '-Infinity', '-0', '1e309', '-1e309', '0x1F', '1_000', '9'.repeat(400), 'null', 'undefined', 'true',
+  '[]', '{}', '__proto__', 'constructor', 'prototype', "'; drop table deliveries; --", '<script>alert(1)</script>',
+  '../../../etc/passwd', '%00', '%2e%2e%2f', '\u0000', '\uFEFF', '\u202E', '😀'.repeat(50), 'ẞ'.repeat(1000),
+  '00000000-0000-0000-0000-000000000000', 'sk_live_x', 'rk_x', '-1', '101', '1.5', '2147483648', '9007199254740993',
+];
+const nastyString = fc.oneof(fc.constantFrom(...NASTY), fc.string({ unit: 'grapheme', maxLength: 60 }), fc.string({ unit: 'binary', maxLength: 30 }));
+const junkKey = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'status', 'total_fare', 'rider_id', 'payment_status', 'id'), fc.string({ maxLength: 12 }));
+const junk = fc.anything({ maxDepth: 3, maxKeys: 5, key: junkKey, values: [nastyString, fc.double(), fc.integer(), fc.boolean(), fc.constant(null)] });
+/** Values no field accepts, even with type coercion: objects and arrays. */
+const neverValid = fc.oneof(fc.dictionary(junkKey, junk, { maxKeys: 3 }), fc.array(junk, { maxLength: 4 }));
+
+/** A known-good body of the operation, or undefined when it takes none. */
+function validBody(method: string, path: string): Record<string, unknown> | undefined {
+  if (path === '/partner/deliveries') return bookingBody({ additional_stops: [stopBody()] });
+  if (path === '/partner/quotes') return { pickup_lat: 5.55, pickup_lng: -0.2, dropoff_lat: 5.6, dropoff_lng: -0.17, additional_stops: [{ dropoff_lat: 5.56, dropoff_lng: -0.18 }] };
+  if (path === '/partner/payment-methods') return { provider: 'network_a', phone: '+233241230001', account_name: 'Shop' };
+  if (path === '/partner/webhook') return { webhook_url: 'http://127.0.0.1:9/other' };
+  if (path === '/rider/availability') return { online: false };
+  if (path === '/rider/location') return { lat: 5.6, lng: -0.2 };
+  if (method === 'post' && /complete|deliver$/.test(path)) return { otp: '123456' };
+  return undefined;
+}
+
+/** A body that is wrong somewhere, as text, with the content type it is sent as. */
+function hostileBody(valid: Record<string, unknown> | undefined) {
+  const asJson = (text: string) => ({ text, type: 'application/json' });
+  const options: fc.Arbitrary<{ text: string; type: string }>[] = [
+    junk.map((value) => asJson(JSON.stringify(value) ?? 'null')),
+    nastyString.map((text) => asJson(text)),
+    fc.integer({ min: 1, max: 20_000 }).map((depth) => asJson('['.repeat(depth) + ']'.repeat(depth))),
+    fc.constant(asJson(`{"a":"${'x'.repeat(110_000)}"}`)),
+    fc.tuple(junk, fc.constantFrom('text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=latin1', 'application/xml', 'multipart/form-data; boundary=x'))
+      .map(([value, type]) => ({ text: JSON.stringify(value) ?? '', type })),
+  ];
+  if (valid) {
+    const keys = Object.keys(valid);
+    options.push(
+      // The good body with one field of a type no coercion can fix, plus junk and prototype keys.
+      fc.tuple(fc.constantFrom(...keys), neverValid, fc.dictionary(junkKey, junk, { maxKeys: 3 })).map(([field, bad, extra]) => {
+        const fields = JSON.stringify({ ...extra, ...valid, [field]: bad }).slice(1, -1);
+        return asJson(`{"__proto__":{"polluted":"yes"},"constructor":{"prototype":{"polluted":"yes"}},${fields}}`);
+      }),
+    );
+  }
+  return fc.oneof(...options);
+}
+
+/** Header values as fetch can send them: bytes up to 0xFF, no line breaks. */
+const headerValue = nastyString.map((s) => s.replace(/[^\x20-\x7e\xa0-\xff]/g, '?').slice(0, 2_000));
+const ids = fc.oneof(fc.uuid(), nastyString.filter((s) => s.length > 0));
+
+interface Operation {
+  method: string;
+  path: string;
+  auth: 'partner' | 'rider' | 'none';
+  query: string[];
+}
+
+function operations(): Operation[] {
+  const document = buildOpenApiDocument() as { paths: Record<string, Record<string, { security?: unknown[]; parameters?: { in: string; name: string }[] }>> };
+  const found: Operation[] = [];
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (!['get', 'post', 'put', 'delete'].includes(method)) continue;
+      const security = JSON.stringify(op.security ?? []);
+      found.push({
+        method,
+        path,
+        auth: security.includes('partnerKey') ? 'partner' : security.includes('riderToken') ? 'rider' : 'none',
+        query: (op.parameters ?? []).filter((p) => p.in === 'query').map((p) => p.name),
+      });
+    }
+  }
+  // The payment gateway's callback is outside the document, and open to anyone.
+  found.push({ method: 'post', path: '/payments/paystack/webhook', auth: 'none', query: [] });
+  return found;
+}
+
+const tally: Record<string, number> = {};
+let tried = 0;
+
+function expectEnvelope(status: number, contentType: string | null, text: string, where: string): void {
+  if (status >= 500) throw new Error(`${where} → ${status}: ${text.slice(0, 300)}`);
+  expect(text).not.toMatch(/\n\s+at |node_modules|<html|<!DOCTYPE/i);
+  if (status < 400) return;
+  expect(contentType).toMatch(/^application\/json/);
+  const body = JSON.parse(text) as { error: { code: unknown; message: unknown; details: unknown } };
+  expect(Object.keys(body)).toEqual(['error']);
+  expect(Object.keys(body.error).sort()).toEqual(['code', 'details', 'message']);
+  expect(typeof body.error.code).toBe('string');
+  expect(typeof body.error.message).toBe('string');
+  expect(body.error.details !== null && typeof body.error.details === 'object' && !Array.isArray(body.error.details)).toBe(true);
+}
+
+describe('hostile input', () => {
+  const before: { value: string } = { value: '' };
+  beforeAll(async () => {
+    before.value = await snapshot();
+  });
+
+  for (const op of operations()) {
+    const carriesBody = op.method !== 'get';
+    const hasId = /\{id\}/.test(op.path);
+    it(`answers ${op.method.toUpperCase()} ${op.path} with the error envelope, never a 5xx, whatever it is sent`, async () => {
+      const valid = validBody(op.method, op.path);
+      await fc.assert(
+        fc.asyncProperty(
+          ids,
+          fc.integer({ min: -5, max: 20 }).map(String),
+          hostileBody(valid),
+          fc.dictionary(fc.oneof(fc.constantFrom(...op.query, '__proto__', 'constructor[prototype][polluted]', 'limit[]'), fc.string({ maxLength: 8 })), nastyString, { maxKeys: 4 }),
+          fc.record({ idem: headerValue, requestId: headerValue, accept: headerValue }),
+          fc.constantFrom('own', 'own', 'own', 'junk', 'other-kind', 'none'),
+          async (id, index, body, query, headers, authKind) => {
+            const path = op.path.replace('{id}', encodeURIComponent(id)).replace('{index}', encodeURIComponent(index));
+            const search = new URLSearchParams(Object.entries(query)).toString();
+            const own = op.auth === 'partner' ? partner.liveKey : op.auth === 'rider' ? rider.riderToken : undefined;
+            const token = { own, junk: `sk_live_${headers.idem}`, 'other-kind': op.auth === 'rider' ? partner.liveKey : rider.riderToken, none: undefined }[authKind];
+            const response = await fetch(`${stack.baseUrl}/api/v1${path}${search ? `?${search}` : ''}`, {
+              method: op.method.toUpperCase(),
+              headers: {
+                ...(token ? { Authorization: `Bearer ${token}` } : {}),
+                ...(carriesBody ? { 'Content-Type': body.type } : {}),
+                'Idempotency-Key': headers.idem,
+                'X-Request-Id': headers.requestId,
+                Accept: headers.accept,
+              },
+              body: carriesBody ? body.text : undefined,
+            });
+            const text = await response.text();
+            tried += 1;
+            const bucket = `${Math.floor(response.status / 100)}xx`;
+            tally[bucket] = (tally[bucket] ?? 0) + 1;
+            expectEnvelope(response.status, response.headers.get('content-type'), text, `${op.method.toUpperCase()} ${path}`);
+            // Every write here is wrong somewhere: an unknown id, a bad body, or a bad key.
+            if (carriesBody || hasId) expect(response.status).toBeGreaterThanOrEqual(400);
+          },
+        ),
+        { numRuns: RUNS_PER_OPERATION },
+      );
+    });
+  }
+
+  it('leaves the data exactly as it was and Object.prototype untouched', async () => {
+    expect(await snapshot()).toBe(before.value);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(Object.keys(Object.prototype)).toEqual([]);
+    // The service still answers normally.
+    expect((await api(stack.baseUrl, partner.liveKey).get('/partner/deliveries')).status).toBe(200);
+    process.stdout.write(`hostile input: ${tried} requests tried over ${operations().length} operations; answers ${JSON.stringify(tally)}\n`);
+  });
+});
