@@ -4,11 +4,8 @@ import { loadSettingsOrExit } from '../config/settings';
 import { createLogger } from '../config/logger';
 import { temporalConnectionOptions } from '../config/temporal';
 import { initOrm } from '../db/orm';
-import { deliveryWorkflowId } from '../domain/reference';
 import { selectGateways } from '../integrations/mobile-money/select';
-import { OutboxSms } from '../integrations/sms/outbox';
-import { AxiosWebhookHttp } from '../activities/webhook-http';
-import { paymentSettledSignal } from '../workflows/messages';
+import { activityDeps, signalWhenDebitsSettle } from './activity-deps';
 import { installTemporalLogger } from './temporal-logger';
 import { createWorker } from './worker';
 
@@ -23,13 +20,7 @@ async function main(): Promise<void> {
   const client = new Client({ connection: await Connection.connect(options), namespace: settings.temporalNamespace });
   const { sandbox, gateways } = selectGateways(settings, () => orm.em.fork());
 
-  // The sandbox network confirms debits on its own, like a gateway's callback.
-  sandbox.onSettled(async (reference, result) => {
-    if (result.state === 'pending') return;
-    await client.workflow
-      .getHandle(deliveryWorkflowId(reference))
-      .signal(paymentSettledSignal, { state: result.state, reason: result.reason });
-  });
+  signalWhenDebitsSettle(sandbox, client);
 
   const worker = await createWorker({
     connection,
@@ -41,19 +32,7 @@ async function main(): Promise<void> {
       ...(settings.workerMaxConcurrentWorkflowTasks ? { maxConcurrentWorkflowTaskExecutions: settings.workerMaxConcurrentWorkflowTasks } : {}),
       ...(settings.workerMaxCachedWorkflows ? { maxCachedWorkflows: settings.workerMaxCachedWorkflows } : {}),
     },
-    deps: {
-      orm,
-      gateways,
-      sms: new OutboxSms(() => orm.em.fork()),
-      webhookHttp: new AxiosWebhookHttp({
-        timeoutMs: settings.webhookTimeoutSeconds * 1000,
-        allowPrivateAddresses: settings.nodeEnv !== 'production',
-        userAgent: 'PartnerDeliveryService-Webhooks/1.0',
-      }),
-      temporal: client,
-      logger,
-      settings,
-    },
+    deps: activityDeps({ settings, orm, temporal: client, logger, gateways }),
   });
   logger.info('Worker started', {
     taskQueue: settings.temporalTaskQueue,

@@ -30,6 +30,7 @@ import {
   type RiderAction,
 } from './messages';
 import { roboRiderWorkflow } from './robo-rider';
+import { webhookActivityOptions } from './webhook-policy';
 
 /** How long a debit may stay unconfirmed before it is treated as failed. */
 const PAYMENT_CONFIRM_LIMIT_SECONDS = 30 * 60;
@@ -59,17 +60,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     startToCloseTimeout: '30 seconds',
     retry: { initialInterval: `${t.debitRetryInitialSeconds ?? 2} seconds`, backoffCoefficient: 2, maximumAttempts: 5 },
   });
-  // Contract: "retried with exponential backoff, at most five times" → 6 attempts in all;
-  // intervals 15 s × 5ⁿ (DESIGN section 9), so the last wait is initial × coefficient⁴.
-  const webhooks = proxyActivities<Activities>({
-    startToCloseTimeout: `${t.webhookTimeoutSeconds + 5} seconds`,
-    retry: {
-      initialInterval: `${t.webhookRetryInitialSeconds} seconds`,
-      backoffCoefficient: t.webhookRetryCoefficient,
-      maximumInterval: `${t.webhookRetryInitialSeconds * t.webhookRetryCoefficient ** 4} seconds`,
-      maximumAttempts: 6,
-    },
-  });
+  const webhooks = proxyActivities<Activities>(webhookActivityOptions(t));
 
   let status: DeliveryStatus = 'pending';
   let paymentStatus: PaymentStatus = 'pending';

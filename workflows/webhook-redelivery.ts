@@ -1,20 +1,11 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import type { DeliveryTimings } from './messages';
+import { webhookActivityOptions } from './webhook-policy';
 
 /** A partner asked for a callback again: the same stored bytes, signed with the current secret. */
 export async function webhookRedeliveryWorkflow(input: { eventId: string; timings: DeliveryTimings }): Promise<void> {
-  const t = input.timings;
-  // Same policy as the original send: 6 attempts in all, exponential backoff.
-  const { sendWebhook } = proxyActivities<Activities>({
-    startToCloseTimeout: `${t.webhookTimeoutSeconds + 5} seconds`,
-    retry: {
-      initialInterval: `${t.webhookRetryInitialSeconds} seconds`,
-      backoffCoefficient: t.webhookRetryCoefficient,
-      maximumInterval: `${t.webhookRetryInitialSeconds * t.webhookRetryCoefficient ** 4} seconds`,
-      maximumAttempts: 6,
-    },
-  });
+  const { sendWebhook } = proxyActivities<Activities>(webhookActivityOptions(input.timings));
   try {
     await sendWebhook({ eventId: input.eventId });
   } catch {

@@ -5,17 +5,14 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import type { AppDeps } from '../../api/deps';
-import { AxiosWebhookHttp } from '../../activities/webhook-http';
 import type { ActivityDeps } from '../../activities/deps';
 import { createLogger } from '../../config/logger';
 import { loadSettings, type Settings } from '../../config/settings';
 import { initOrm, type Orm } from '../../db/orm';
-import { deliveryWorkflowId } from '../../domain/reference';
 import { selectGateways } from '../../integrations/mobile-money/select';
 import { selectMapProviders } from '../../integrations/select';
-import { OutboxSms } from '../../integrations/sms/outbox';
 import { LocalFilePhotos } from '../../integrations/storage/local-files';
-import { paymentSettledSignal } from '../../workflows/messages';
+import { activityDeps, signalWhenDebitsSettle } from '../../workers/activity-deps';
 import { createWorker } from '../../workers/worker';
 
 /** Short timers: time-skipping is not available on the dev server, so tests shrink every wait. */
@@ -83,13 +80,7 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
   const clientConnection = await Connection.connect({ address: settings.temporalAddress });
   const temporal = new Client({ connection: clientConnection, namespace: settings.temporalNamespace });
   const { sandbox, gateways } = selectGateways(settings, () => orm.em.fork());
-  sandbox.onSettled(async (reference, result) => {
-    if (result.state === 'pending') return;
-    await temporal.workflow
-      .getHandle(deliveryWorkflowId(reference))
-      .signal(paymentSettledSignal, { state: result.state, reason: result.reason })
-      .catch(() => undefined);
-  });
+  signalWhenDebitsSettle(sandbox, temporal);
   const maps = selectMapProviders(settings, logger);
   const deps: AppDeps = {
     settings,
@@ -124,20 +115,7 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
         namespace: settings.temporalNamespace,
         taskQueue: settings.temporalTaskQueue,
         workflowBundlePath: process.env.WORKFLOW_BUNDLE,
-        deps: {
-          orm,
-          gateways,
-          sms: new OutboxSms(() => orm.em.fork()),
-          webhookHttp: new AxiosWebhookHttp({
-            timeoutMs: settings.webhookTimeoutSeconds * 1000,
-            allowPrivateAddresses: settings.nodeEnv !== 'production',
-            userAgent: 'PartnerDeliveryService-Webhooks/1.0',
-          }),
-          temporal,
-          logger,
-          settings,
-          ...options.activityOverrides,
-        },
+        deps: { ...activityDeps({ settings, orm, temporal, logger, gateways }), ...options.activityOverrides },
       });
       stack.worker = worker;
       running = worker.run();

@@ -5,7 +5,7 @@ import { deliveryView } from '../../../domain/delivery-view';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../domain/lifecycle';
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
-import { loadWebhookDeliveries } from '../../routes/webhook';
+import { loadWebhookDeliveries } from '../../services/webhook-log';
 import { deliveriesPage, deliveryPage, PAGE_SIZE } from '../pages/deliveries';
 import type { CallbackView } from '../pages/webhook-log';
 import { pageOf, render } from '../respond';

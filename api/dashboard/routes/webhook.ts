@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
-import { loadWebhookDeliveries } from '../../routes/webhook';
+import { loadWebhookDeliveries, type WebhookEventRow } from '../../services/webhook-log';
 import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../services/webhook-settings';
 import type { CallbackView } from '../pages/webhook-log';
 import { webhookPage } from '../pages/webhook';
@@ -21,14 +21,6 @@ function urlProblem(detail: unknown, fallback: string): string {
   return text ? `The address ${text}` : fallback;
 }
 
-interface EventRow {
-  id: string;
-  event: string;
-  delivery_id: string | null;
-  state: string;
-  created_at: Date;
-}
-
 /** Callback URL, its secret (shown once), a test event, and the log of every attempt. */
 export function createWebhookRoutes(deps: AppDeps): Router {
   const { orm } = deps;
@@ -40,7 +32,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
       partnerId,
       mode,
     ]);
-    const events = await em.execute<EventRow[]>(
+    const events = await em.execute<WebhookEventRow[]>(
       `select id, event, delivery_id, state, created_at from webhook_events where partner_id = ? and mode = ?
        order by created_at desc, id desc limit ? offset ?`,
       [partnerId, mode, PAGE + 1, offset],

@@ -1,0 +1,43 @@
+import type { Client } from '@temporalio/client';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { ActivityDeps } from '../activities/deps';
+import { AxiosWebhookHttp } from '../activities/webhook-http';
+import type { Logger } from '../config/logger';
+import type { Settings } from '../config/settings';
+import { deliveryWorkflowId } from '../domain/reference';
+import type { MobileMoneyGateway } from '../integrations/mobile-money/gateway';
+import type { SandboxNetwork } from '../integrations/mobile-money/sandbox';
+import { OutboxSms } from '../integrations/sms/outbox';
+import { paymentSettledSignal } from '../workflows/messages';
+
+/** The real outside systems the activities use, from settings. Tests build theirs the same way. */
+export function activityDeps(input: {
+  settings: Settings;
+  orm: MikroORM;
+  temporal: Client;
+  logger: Logger;
+  gateways: { live: MobileMoneyGateway; test: MobileMoneyGateway };
+}): ActivityDeps {
+  const { settings, orm } = input;
+  return {
+    ...input,
+    sms: new OutboxSms(() => orm.em.fork()),
+    webhookHttp: new AxiosWebhookHttp({
+      timeoutMs: settings.webhookTimeoutSeconds * 1000,
+      allowPrivateAddresses: settings.nodeEnv !== 'production',
+      userAgent: 'PartnerDeliveryService-Webhooks/1.0',
+    }),
+  };
+}
+
+/** The sandbox network confirms debits on its own, like a gateway's callback: tell the workflow. */
+export function signalWhenDebitsSettle(sandbox: SandboxNetwork, temporal: Client): void {
+  sandbox.onSettled(async (reference, result) => {
+    if (result.state === 'pending') return;
+    await temporal.workflow
+      .getHandle(deliveryWorkflowId(reference))
+      .signal(paymentSettledSignal, { state: result.state, reason: result.reason })
+      // A signal that cannot be delivered is harmless: the workflow also polls the debit.
+      .catch(() => undefined);
+  });
+}
