@@ -5,7 +5,9 @@
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# `npm install` follows the lock file; `npm ci` refuses lock files written by registry mirrors
+# that leave out other platforms' optional packages.
+RUN npm install --no-audit --no-fund
 COPY . .
 # The workflow bundle is built once here, so workers start without running webpack, and every
 # worker of a release runs byte-identical workflow code.

@@ -20,9 +20,12 @@ export function ensureDependencies() {
   const fresh = existsSync(marker) && (!existsSync(lock) || statSync(marker).mtimeMs >= statSync(lock).mtimeMs);
   if (fresh) return;
   say('Installing npm packages (first run)…');
-  const args = existsSync(lock) ? ['ci', '--no-audit', '--no-fund'] : ['install', '--no-audit', '--no-fund'];
+  // `npm install` rather than `npm ci`: it follows the lock file just the same, and some registry
+  // mirrors write lock files without the other platforms' optional packages, which `npm ci` refuses.
+  // The project's .npmrc keeps npm silent; errors are still worth seeing here.
+  const args = ['install', '--no-audit', '--no-fund', '--loglevel=error'];
   const result = spawnSync('npm', args, { cwd: root, stdio: 'inherit' });
-  if (result.status !== 0) throw new Error(`npm ${args[0]} failed`);
+  if (result.status !== 0) throw new Error('npm install failed (run it by hand to see why)');
 }
 
 function onPath(name) {
