@@ -7,6 +7,7 @@ import { selectGateways } from '../integrations/mobile-money/select';
 import { selectMapProviders } from '../integrations/select';
 import { LocalFilePhotos } from '../integrations/storage/local-files';
 import { createApp } from './app';
+import { answerMalformedRequests } from './client-errors';
 
 /** `npm run api`: one API process; run as many as the load needs behind a balancer. */
 async function main(): Promise<void> {
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
     ...selectMapProviders(settings, logger),
   });
   const server = app.listen(settings.port, () => logger.info('API listening', { port: settings.port, siteUrl: settings.siteUrl }));
+  answerMalformedRequests(server);
   server.requestTimeout = 30_000;
   server.headersTimeout = 20_000;
   server.keepAliveTimeout = 65_000;

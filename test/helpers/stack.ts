@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
+import { answerMalformedRequests } from '../../api/client-errors';
 import type { AppDeps } from '../../api/deps';
 import type { ActivityDeps } from '../../activities/deps';
 import { createLogger } from '../../config/logger';
@@ -96,6 +97,7 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
   const app = createApp(deps);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    answerMalformedRequests(s);
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -161,3 +161,13 @@ describe('when Temporal is unreachable', () => {
     }
   });
 });
+
+describe('requests the HTTP parser refuses', () => {
+  it('answers headers over the size limit with the envelope, not a bare status line', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const res = await api(stack.baseUrl, liveKey).get('/partner/deliveries', { 'X-Padding': 'x'.repeat(20_000) });
+    expect(res.status).toBe(400);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+    expectEnvelope(res.body, 'bad_request');
+  });
+});

@@ -5,6 +5,9 @@ import { api } from '../helpers/http';
 import { book, bookingBody, registerAccount, stopBody } from '../helpers/bookings';
 import { buildOpenApiDocument } from '../../api/openapi/document';
 
+// A fixed seed keeps CI repeatable; `FC_SEED=<n>` (or `random`) explores other inputs.
+if (process.env.FC_SEED !== 'random') fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 20261121) });
+
 const RUNS_PER_OPERATION = 80;
 const UNLIMITED = { RATE_LIMIT_PARTNER_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000', RATE_LIMIT_PLACES_PER_MINUTE: '1000000' };
 
@@ -177,8 +180,9 @@ describe('hostile input', () => {
             const bucket = `${Math.floor(response.status / 100)}xx`;
             tally[bucket] = (tally[bucket] ?? 0) + 1;
             expectEnvelope(response.status, response.headers.get('content-type'), text, `${op.method.toUpperCase()} ${path}`);
-            // Every write here is wrong somewhere: an unknown id, a bad body, or a bad key.
-            if (carriesBody || hasId) expect(response.status).toBeGreaterThanOrEqual(400);
+            // Every write here is wrong somewhere: an unknown id, a bad body, or a bad key. A quote
+            // writes nothing, and a generated "bad" value can be a valid one (an empty stop list).
+            if ((carriesBody || hasId) && op.path !== '/partner/quotes') expect(response.status).toBeGreaterThanOrEqual(400);
           },
         ),
         { numRuns: RUNS_PER_OPERATION },
