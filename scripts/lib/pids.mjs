@@ -19,6 +19,14 @@ export function startNodeProcess(name, script, env, logFile) {
     detached: true,
   });
   child.name = name;
+  // Detached children outlive their parent; make sure they stop with it.
+  process.once('exit', () => {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+  });
   return child;
 }
 

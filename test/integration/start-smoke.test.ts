@@ -13,6 +13,17 @@ function freePort(): Promise<number> {
   });
 }
 
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = net.connect({ port, host: '127.0.0.1' });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
 function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     let output = '';
@@ -83,5 +94,8 @@ describe('npm start', () => {
     child.kill('SIGINT');
     await exited;
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
+    // Nothing it started is left behind: the Temporal dev server's port is free again.
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    expect(await portOpen(temporalPort)).toBe(false);
   }, 200_000);
 });
