@@ -1,28 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from '../helpers/browser';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/track-page');
 const PHONE = { width: 390, height: 844 };
-// Nothing here should reach beyond this machine.
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 // One poll a second keeps the test short; the page's own default is 6 s.
 const POLL = '&poll=1';
 const TRACK_API = /\/api\/v1\/track\/[^/]+\/public$/;
@@ -31,9 +20,8 @@ let stack: TestStack;
 let browser: Browser;
 beforeAll(async () => {
   mkdirSync(ARTIFACTS, { recursive: true });
-  await eventually(async () => existsSync(CHROMIUM), 120_000, `Chromium at ${CHROMIUM}`);
   stack = await startTestStack({ env: { RATE_LIMIT_PUBLIC_PER_MINUTE: '100000' } });
-  browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
 }, 150_000);
 afterAll(async () => {
   await browser?.close();
