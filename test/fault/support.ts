@@ -82,7 +82,6 @@ export interface ChildHandle {
 export function spawnTsx(entry: string, env: Record<string, string>, name: string): ChildHandle {
   mkdirSync(LOG_DIR, { recursive: true });
   const logFile = path.join(LOG_DIR, `${name}-${process.pid}-${Date.now()}.log`);
-  const log = createWriteStream(logFile);
   // Its own process group: tsx runs the program in a child process, and SIGKILL must reach both.
   const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [entry], {
     cwd: ROOT,
@@ -90,6 +89,15 @@ export function spawnTsx(entry: string, env: Record<string, string>, name: strin
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
+  // tsx passes SIGTERM and SIGINT on to the program; SIGKILL goes to the whole group.
+  return handleFor(child, logFile, (signal) =>
+    signal === 'SIGKILL' ? process.kill(-(child.pid as number), 'SIGKILL') : child.kill(signal),
+  );
+}
+
+/** Keeps a child's output in its log file and gives it one way to stop and be waited for. */
+function handleFor(child: ChildProcess, logFile: string, kill: (signal: NodeJS.Signals) => void): ChildHandle {
+  const log = createWriteStream(logFile, { flags: 'a' });
   child.stdout?.pipe(log);
   child.stderr?.pipe(log);
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
@@ -100,11 +108,7 @@ export function spawnTsx(entry: string, env: Record<string, string>, name: strin
     exited,
     logFile,
     async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) {
-        // tsx passes SIGTERM and SIGINT on to the program; SIGKILL goes to the whole group.
-        if (signal === 'SIGKILL') process.kill(-(child.pid as number), 'SIGKILL');
-        else child.kill(signal);
-      }
+      if (child.exitCode === null && child.signalCode === null) kill(signal);
       return exited;
     },
   };
@@ -135,24 +139,10 @@ export function startTemporalServer(port: number, dbFile: string): ChildHandle {
   if (!cli) throw new Error('TEST_TEMPORAL_CLI is not set: run through `npm test`');
   mkdirSync(LOG_DIR, { recursive: true });
   const logFile = path.join(LOG_DIR, `temporal-${port}.log`);
-  const log = createWriteStream(logFile, { flags: 'a' });
   const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, '--log-level', 'warn'];
   for (const name of ['DeliveryStatus', 'PaymentStatus', 'PartnerId', 'DeliveryReference']) args.push('--search-attribute', `${name}=Keyword`);
   const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-  child.stdout?.pipe(log);
-  child.stderr?.pipe(log);
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.once('exit', (code, signal) => resolve({ code, signal })),
-  );
-  return {
-    child,
-    exited,
-    logFile,
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
-      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-      return exited;
-    },
-  };
+  return handleFor(child, logFile, (signal) => child.kill(signal));
 }
 
 export async function waitForTemporal(port: number, timeoutMs = 60_000): Promise<void> {
