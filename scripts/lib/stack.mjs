@@ -8,6 +8,20 @@ import { root, say } from './prepare.mjs';
 
 export const SEARCH_ATTRIBUTES = ['DeliveryStatus', 'PaymentStatus', 'PartnerId', 'DeliveryReference'];
 
+/**
+ * Dynamic config that makes the dev server behave like a production cluster where it matters for
+ * speed (docs/performance.md):
+ * - the CLI forces a search-attribute cache refresh on every read, so every workflow start and
+ *   search-attribute upsert also read cluster metadata through its single SQLite connection;
+ *   ours are all registered when the server starts, so the cache is always right;
+ * - eager activity execution hands an activity scheduled by a workflow task straight back to the
+ *   worker that completed the task, skipping a round trip through the task queue.
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG = {
+  'system.forceSearchAttributesCacheRefreshOnRead': false,
+  'system.enableActivityEagerExecution': true,
+};
+
 export function freePort() {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
@@ -50,6 +64,7 @@ export async function startTemporal({ cli, port, uiPort, dbFile, logFile, headle
   if (headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort));
   for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
+  for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   args.push(...extraArgs);
   mkdirSync(path.dirname(logFile), { recursive: true });
   const out = openSync(logFile, 'a');
