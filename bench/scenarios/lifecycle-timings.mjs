@@ -10,10 +10,12 @@ async function workflowTimes(temporal, deliveryId) {
   const history = await temporal.workflow.getHandle(`delivery-${deliveryId}`).fetchHistory();
   const events = history.events ?? [];
   const firstTask = events.find((e) => e.workflowTaskStartedEventAttributes);
+  // `beginDelivery` is the workflow's first local activity: its marker is written with the task
+  // it completed in. (Workflows begun before it was local ran it as a regular activity.)
   const scheduled = events.find((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'beginDelivery');
   const completed = scheduled
     ? events.find((e) => String(e.activityTaskCompletedEventAttributes?.scheduledEventId) === String(scheduled.eventId))
-    : undefined;
+    : events.find((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
   return {
     events: events.length,
     eventTypes: events.map((e) => Object.keys(e).find((k) => k.endsWith('EventAttributes'))?.replace('EventAttributes', '')),
