@@ -13,6 +13,7 @@ import { partnerAuth } from './middleware/partner-auth';
 import { partnerRateLimit, placesRateLimit, trackingRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { buildOpenApiDocument } from './openapi/document';
+import { rememberOpenApiRouteMatchers } from './openapi/route-matchers';
 import { createDeliveriesRouter } from './routes/deliveries';
 import { createHealthRouter } from './routes/health';
 import { createMetricsRouter } from './routes/metrics';
@@ -38,20 +39,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(httpMetrics());
   app.use(helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: false }));
 
-  app.use(createHealthRouter(deps));
-  app.use(createMetricsRouter());
-
   const document = buildOpenApiDocument();
-  app.get('/openapi.json', (_req, res) => {
-    res.json(document);
-  });
-  app.use(
-    '/docs',
-    helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] } } }),
-    swaggerUi.serve,
-    swaggerUi.setup(document, { customSiteTitle: 'Partner Delivery API', swaggerOptions: { url: '/openapi.json' } }),
-  );
-
+  rememberOpenApiRouteMatchers();
   const api = express.Router();
   // The gateway's callback needs its raw bytes, so it comes before JSON parsing and validation.
   api.use(createPaystackCallbackRouter(deps));
@@ -79,7 +68,20 @@ export function createApp(deps: AppDeps): Express {
   api.use(createTrackingRouter(deps));
   api.use(createPlacesRouter(deps));
   api.use(createRiderRouter(deps));
+  // The API first: every partner, rider and tracking request skips the layers below.
   app.use(API_PREFIX, api);
+
+  app.use(createHealthRouter(deps));
+  app.use(createMetricsRouter());
+  app.get('/openapi.json', (_req, res) => {
+    res.json(document);
+  });
+  app.use(
+    '/docs',
+    helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] } } }),
+    swaggerUi.serve,
+    swaggerUi.setup(document, { customSiteTitle: 'Partner Delivery API', swaggerOptions: { url: '/openapi.json' } }),
+  );
 
   // Web pages: the hosted tracking page and the partner dashboard.
   app.use('/dashboard', createDashboardRouter(deps));

@@ -29,6 +29,9 @@ function documentedRoutes(): RouteMatcher[] {
 export function httpMetrics() {
   const routes = documentedRoutes();
   const templateOf = (req: Request, res: Response): string => {
+    // The request validator has already matched most requests to their documented route.
+    const matched = (req as { openapi?: { openApiRoute?: unknown } }).openapi?.openApiRoute;
+    if (typeof matched === 'string') return matched;
     const path = req.originalUrl.split('?')[0] ?? '';
     const documented = routes.find((route) => route.pattern.test(path));
     if (documented) return documented.template;
