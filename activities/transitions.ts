@@ -83,9 +83,12 @@ export function createTransitionActivities({ orm, settings }: ActivityDeps) {
 
     /** An additional stop handed over (no webhook: the contract has no event for it). */
     async recordStopHandover(record: { deliveryId: string; index: number; at: string; photoKey: string | null }) {
+      // The delivery's row is touched too: its version is what cached answers are checked against.
       await orm.em.fork().execute(
-        `update delivery_stops set status = 'delivered', delivered_at = coalesce(delivered_at, ?::timestamptz)
-         where delivery_id = ? and position = ?`,
+        `with stop as (
+           update delivery_stops set status = 'delivered', delivered_at = coalesce(delivered_at, ?::timestamptz)
+           where delivery_id = ? and position = ? returning delivery_id)
+         update deliveries set updated_at = now() where id in (select delivery_id from stop)`,
         [record.at, record.deliveryId, record.index],
       );
     },

@@ -3,6 +3,26 @@ import type { Delivery, DeliveryEvent, DeliveryStop, Rider } from './entities';
 import type { DeliveryParts } from '../domain/delivery-view';
 
 /**
+ * What a delivery's answers are built from, as one string that changes whenever they may: the
+ * version of its row and of its rider's (Postgres' `xmin` changes with every update of a row).
+ * Every write that shows in a delivery's answers updates its row (transitions, payment, stops,
+ * ETA) or its rider's (position, name). `d` is the delivery.
+ */
+export const DELIVERY_VERSION_SQL = `d.xmin::text || '/' || coalesce((select r.xmin::text from riders r where r.id = d.rider_id), '-')`;
+
+/** The version of one delivery and who owns it; null when there is no such delivery. */
+export async function deliveryVersion(
+  em: EntityManager,
+  id: string,
+): Promise<{ version: string; partnerId: string; mode: string } | null> {
+  const [row] = await em.execute<{ version: string; partner_id: string; mode: string }[]>(
+    `select ${DELIVERY_VERSION_SQL} as version, d.partner_id, d.mode from deliveries d where d.id = ?`,
+    [id],
+  );
+  return row ? { version: row.version, partnerId: row.partner_id, mode: row.mode } : null;
+}
+
+/**
  * Reads of whole deliveries (the row, its stops, its status trail and its rider) in ONE query:
  * Postgres assembles each delivery as a JSON document, so a read costs one round trip and no
  * ORM hydration. These are the hottest reads of the service (every fetch, every public tracking
@@ -16,7 +36,8 @@ const PARTS_SQL = `
     'rider', (select row_to_json(r) from (
       select id, name, vehicle, rating, is_robo, online, lat, lng, located_at, active_delivery_id, created_at
       from riders where id = d.rider_id) r)
-  ) as parts
+  ) as parts,
+  ${DELIVERY_VERSION_SQL} as version
   from deliveries d`;
 
 type Row = Record<string, unknown>;
@@ -63,6 +84,11 @@ export async function loadDeliveryParts(em: EntityManager, deliveries: Delivery[
 }
 
 export async function loadDelivery(em: EntityManager, id: string): Promise<DeliveryParts | null> {
-  const [row] = await em.execute<{ parts: Parameters<typeof toParts>[0] }[]>(`${PARTS_SQL} where d.id = ?`, [id]);
-  return row ? toParts(row.parts) : null;
+  return (await loadVersionedDelivery(em, id))?.parts ?? null;
+}
+
+/** One delivery's parts and the version they were read at (see DELIVERY_VERSION_SQL). */
+export async function loadVersionedDelivery(em: EntityManager, id: string): Promise<{ parts: DeliveryParts; version: string } | null> {
+  const [row] = await em.execute<{ parts: Parameters<typeof toParts>[0]; version: string }[]>(`${PARTS_SQL} where d.id = ?`, [id]);
+  return row ? { parts: toParts(row.parts), version: row.version } : null;
 }

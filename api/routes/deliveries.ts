@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { DeliverySchema } from '../../db/entities';
-import { loadDelivery, loadDeliveryParts } from '../../db/delivery-reads';
+import { deliveryVersion, loadDelivery, loadDeliveryParts, loadVersionedDelivery } from '../../db/delivery-reads';
 import { deliveryView } from '../../domain/delivery-view';
 import { cancelUpdate } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
@@ -10,6 +10,7 @@ import { partnerOf } from '../middleware/partner-auth';
 import type { BookingRequest } from '../openapi/schemas';
 import { createBookingService } from '../services/bookings';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
+import { VersionedViewCache, sendJsonBytes } from '../services/view-cache';
 
 /** Booking, listing, fetching and cancelling a partner's deliveries. */
 export function createDeliveriesRouter(deps: AppDeps): Router {
@@ -47,9 +48,21 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     res.json(parts.map((p) => deliveryView(p, settings.siteUrl)));
   });
 
+  // Partners poll deliveries they are waiting on: an unchanged one is answered from its kept bytes.
+  const views = new VersionedViewCache(10_000, 60_000);
   router.get('/partner/deliveries/:id', async (req, res) => {
     const { partnerId, mode } = partnerOf(res);
-    res.json(deliveryView(await ownDelivery(partnerId, mode, req.params.id), settings.siteUrl));
+    const id = requireUuid(req.params.id, 'Unknown delivery');
+    const em = orm.em.fork();
+    const current = await deliveryVersion(em, id);
+    if (!current || current.partnerId !== partnerId || current.mode !== mode) throw ApiError.notFound('Unknown delivery');
+    const kept = views.get(id, current.version);
+    if (kept !== undefined) return sendJsonBytes(res, kept);
+    const read = await loadVersionedDelivery(em, id);
+    if (!read) throw ApiError.notFound('Unknown delivery');
+    const view = deliveryView(read.parts, settings.siteUrl);
+    views.set(id, read.version, JSON.stringify(view));
+    res.json(view);
   });
 
   router.post('/partner/deliveries/:id/cancel', async (req, res) => {

@@ -1,11 +1,13 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { DELIVERY_VERSION_SQL, deliveryVersion } from '../../db/delivery-reads';
 import { isoZ } from '../../domain/delivery-view';
 import { deliveryReference } from '../../domain/reference';
 import { firstNameAndInitial } from '../../domain/redaction';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
 import { ETA_REFRESH_SECONDS, etaFor, type EtaStop } from '../services/eta';
+import { VersionedViewCache, sendJsonBytes } from '../services/view-cache';
 
 /** The public view is the one surface any web page may read: any origin, no credentials. */
 export function publicCors(req: Request, res: Response, next: NextFunction): void {
@@ -41,6 +43,7 @@ interface TrackingRow {
   rider_lng: number | null;
   stops: { position: number; dropoff_lat: number; dropoff_lng: number; status: string }[];
   events: { status: string; lat: number | null; lng: number | null; created_at: string }[];
+  version: string;
 }
 
 /**
@@ -59,7 +62,8 @@ async function readTracking(em: EntityManager, id: string): Promise<TrackingRow 
                  from delivery_stops s where s.delivery_id = d.id), '[]'::json) as stops,
        coalesce((select json_agg(json_build_object('status', e.status, 'lat', e.lat, 'lng', e.lng,
                    'created_at', e.created_at) order by e.created_at, e.id)
-                 from delivery_events e where e.delivery_id = d.id), '[]'::json) as events
+                 from delivery_events e where e.delivery_id = d.id), '[]'::json) as events,
+       ${DELIVERY_VERSION_SQL} as version
      from deliveries d left join riders r on r.id = d.rider_id
      where d.id = ?`,
     [ETA_REFRESH_SECONDS, id],
@@ -76,9 +80,21 @@ export function createTrackingRouter({ orm, eta, settings, logger }: AppDeps): R
   const onEtaError = (error: unknown) =>
     logger.warn('ETA provider failed; serving the last figure', { error: error instanceof Error ? error.message : String(error) });
 
+  // Many recipients may poll one delivery: an unchanged view is sent from its kept bytes. Kept
+  // for 5 s at most, as the ETA in it also ages (it is recomputed at most every 20 s).
+  const views = new VersionedViewCache(10_000, 5_000);
+
   router.get('/track/:id/public', async (req, res) => {
     const id = requireUuid(req.params.id, 'Unknown delivery');
-    const d = await readTracking(orm.em.fork(), id);
+    // Live data behind a bearer-like id: neither caches nor search engines keep it.
+    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('X-Robots-Tag', 'noindex');
+    const em = orm.em.fork();
+    const current = await deliveryVersion(em, id);
+    if (!current) throw ApiError.notFound('Unknown delivery');
+    const kept = views.get(id, current.version);
+    if (kept !== undefined) return sendJsonBytes(res, kept);
+    const d = await readTracking(em, id);
     if (!d) throw ApiError.notFound('Unknown delivery');
     const stops: EtaStop[] = d.stops.map((s) => ({ position: s.position, status: s.status, dropoffLat: s.dropoff_lat, dropoffLng: s.dropoff_lng }));
     const hasRider = d.rider_name !== null;
@@ -101,10 +117,7 @@ export function createTrackingRouter({ orm, eta, settings, logger }: AppDeps): R
       riderPosition,
       onEtaError,
     );
-    // Live data behind a bearer-like id: neither caches nor search engines keep it.
-    res.setHeader('Cache-Control', 'no-store');
-    res.setHeader('X-Robots-Tag', 'noindex');
-    res.json({
+    const view = {
       reference: deliveryReference(d.id, settings.referencePrefix),
       status: d.status,
       package_size: d.package_size,
@@ -132,7 +145,9 @@ export function createTrackingRouter({ orm, eta, settings, logger }: AppDeps): R
         eta_min: estimate.stopsMin[s.position] ?? null,
       })),
       events: d.events.map((e) => ({ status: e.status, lat: e.lat, lng: e.lng, created_at: isoZ(e.created_at) })),
-    });
+    };
+    views.set(id, d.version, JSON.stringify(view));
+    res.json(view);
   });
   return router;
 }

@@ -182,6 +182,42 @@ describe('public tracking view', () => {
     expect(view.eta_min).toBe(toDrop);
   });
 
+  it('shows every change on the very next read, however often the unchanged view was read before', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const rider = await makeRider(stack.orm, ACCRA.makola, 'Kwame Asante Boateng');
+    const created = await book(stack.baseUrl, partner.liveKey, { additional_stops: [stopBody()] });
+    const riderApi = api(stack.baseUrl, rider.riderToken);
+    const partnerApi = api(stack.baseUrl, partner.liveKey);
+    // Unchanged reads are answered from kept bytes; each change must show at once, on both views.
+    const pollBoth = async () => {
+      for (let i = 0; i < 3; i++) {
+        expect((await track(created.id)).status).toBe(200);
+        expect((await partnerApi.get(`/partner/deliveries/${created.id}`)).status).toBe(200);
+      }
+    };
+    await pollBoth();
+    await eventually(async () => (await riderApi.get('/rider/offers')).body.some((o: any) => o.delivery_id === created.id), 10_000, 'offer');
+    await riderApi.post(`/rider/deliveries/${created.id}/accept`);
+    expect((await track(created.id)).body.status).toBe('accepted');
+    expect((await partnerApi.get(`/partner/deliveries/${created.id}`)).body.rider.name).toBe('Kwame B.');
+
+    await pollBoth();
+    await moveRider(riderApi, ACCRA.osu);
+    expect((await track(created.id)).body.rider).toMatchObject(ACCRA.osu);
+
+    await pollBoth();
+    await stack.orm.em.fork().execute('update riders set rating = 4.2 where id = ?', [rider.riderId]);
+    expect((await partnerApi.get(`/partner/deliveries/${created.id}`)).body.rider.rating).toBe(4.2);
+
+    await riderApi.post(`/rider/deliveries/${created.id}/pickup`);
+    await riderApi.post(`/rider/deliveries/${created.id}/depart`);
+    await pollBoth();
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/stops/0/complete`)).status).toBe(200);
+    expect((await track(created.id)).body.stops[0].status).toBe('delivered');
+    expect((await partnerApi.get(`/partner/deliveries/${created.id}`)).body.additional_stops[0].status).toBe('delivered');
+  });
+
   it('answers 404 in the error envelope for an unknown id or one that is not a UUID', async () => {
     for (const id of [randomUUID(), 'not-a-uuid', '12345']) {
       const res = await track(id);

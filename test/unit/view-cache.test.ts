@@ -1,0 +1,32 @@
+import { VersionedViewCache } from '../../api/services/view-cache';
+
+describe('VersionedViewCache', () => {
+  it('answers only for the version the bytes were built from', () => {
+    const cache = new VersionedViewCache(10, 60_000);
+    cache.set('a', 'v1', '{"status":"pending"}');
+    expect(cache.get('a', 'v1')).toBe('{"status":"pending"}');
+    expect(cache.get('a', 'v2')).toBeUndefined();
+    expect(cache.get('b', 'v1')).toBeUndefined();
+    cache.set('a', 'v2', '{"status":"accepted"}');
+    expect(cache.get('a', 'v1')).toBeUndefined();
+    expect(cache.get('a', 'v2')).toBe('{"status":"accepted"}');
+  });
+
+  it('forgets bytes older than its age limit', async () => {
+    const cache = new VersionedViewCache(10, 20);
+    cache.set('a', 'v1', '{}');
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(cache.get('a', 'v1')).toBeUndefined();
+  });
+
+  it('keeps at most its size, dropping the longest-kept first', () => {
+    const cache = new VersionedViewCache(2, 60_000);
+    cache.set('a', 'v', 'A');
+    cache.set('b', 'v', 'B');
+    cache.set('a', 'v', 'A2'); // refreshed: now the newest
+    cache.set('c', 'v', 'C');
+    expect(cache.get('b', 'v')).toBeUndefined();
+    expect(cache.get('a', 'v')).toBe('A2');
+    expect(cache.get('c', 'v')).toBe('C');
+  });
+});
