@@ -35,6 +35,9 @@ export function createApp(deps: AppDeps): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', deps.settings.nodeEnv === 'production' ? 1 : false);
   app.set('json spaces', 0);
+  // No ETag on dynamic answers: they are live data nobody revalidates (the tracking view is
+  // no-store), and the hash of every body cost more than it could save. Static files keep theirs.
+  app.set('etag', false);
   app.use(requestContext(deps.logger));
   app.use(httpMetrics());
   app.use(helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: false }));
