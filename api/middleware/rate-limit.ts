@@ -53,8 +53,17 @@ export function partnerRateLimit(deps: AppDeps): RequestHandler {
   });
 }
 
-/** IPv6 clients are counted per /56, the block one customer usually holds. */
-const clientIp = (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown', 56);
+/** An IPv4 client seen through a dual-stack socket (`::ffff:203.0.113.7`). */
+const MAPPED_IPV4 = /^::ffff:(\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3})$/i;
+
+/**
+ * IPv6 clients are counted per /56, the block one customer usually holds; IPv4 clients per
+ * address. Mapped IPv4 addresses, most clients on a dual-stack socket, skip the IPv6 parser.
+ */
+function clientIp(req: Request): string {
+  const ip = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+  return MAPPED_IPV4.exec(ip)?.[1] ?? ipKeyGenerator(ip, 56);
+}
 
 /** Per client IP on the public tracking view. */
 export function trackingRateLimit(deps: AppDeps): RequestHandler {
