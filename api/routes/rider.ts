@@ -135,16 +135,20 @@ export function createRiderRouter(deps: AppDeps): Router {
   router.post('/rider/deliveries/:id/accept', async (req, res) => {
     const { riderId } = riderOf(res);
     const id = requireUuid(req.params.id, 'Unknown delivery');
-    const em = orm.em.fork();
-    const [offer] = await em.execute<{ status: string }[]>(
-      `select d.status from rider_offers o join deliveries d on d.id = o.delivery_id where o.delivery_id = ? and o.rider_id = ?`,
+    // The offer, the job's status, and whether and where the rider is, in one round trip: accepts
+    // race each other, so the time before the workflow decides is kept short.
+    const [offer] = await orm.em.fork().execute<
+      { status: string; active_delivery_id: string | null; lat: number | null; lng: number | null }[]
+    >(
+      `select d.status, r.active_delivery_id, r.lat, r.lng
+       from rider_offers o join deliveries d on d.id = o.delivery_id join riders r on r.id = o.rider_id
+       where o.delivery_id = ? and o.rider_id = ?`,
       [id, riderId],
     );
     if (!offer) throw ApiError.notFound('This job was not offered to you');
     if (offer.status !== 'pending') throw ApiError.conflict('This job is no longer available', { status: offer.status });
-    const [busy] = await em.execute<{ active_delivery_id: string | null }[]>('select active_delivery_id from riders where id = ?', [riderId]);
-    if (busy?.active_delivery_id && busy.active_delivery_id !== id) throw ApiError.conflict('Finish your current job first');
-    const position = await riderPosition(riderId);
+    if (offer.active_delivery_id && offer.active_delivery_id !== id) throw ApiError.conflict('Finish your current job first');
+    const position = { lat: offer.lat, lng: offer.lng };
     await sendDeliveryUpdate(temporal, id, (h) => h.executeUpdate(acceptUpdate, { args: [{ riderId, ...position }] }), statusOf(id));
     res.json(await jobView(id));
   });
