@@ -1,3 +1,5 @@
+import type { Response } from 'express';
+
 /**
  * The last answer of a hot read, kept per delivery with the version of the rows it was built
  * from. A read asks Postgres for the current version first (one primary-key lookup, no JSON to
@@ -29,7 +31,7 @@ export class VersionedViewCache {
 }
 
 /** Sends kept JSON bytes exactly as `res.json` sent them the first time. */
-export function sendJsonBytes(res: { setHeader(name: string, value: string): unknown; send(body: string): unknown }, body: string): void {
+export function sendJsonBytes(res: Response, body: string): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.send(body);
 }
