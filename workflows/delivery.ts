@@ -59,8 +59,8 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     startToCloseTimeout: '10 seconds',
     retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: 8 },
   } as const;
-  // Local since BEGIN_LOCALLY: the first step then costs no server round trip, which is most of
-  // what a booking adds to the Temporal + Postgres floor. Older histories replay the activity.
+  // Local since BEGIN_LOCALLY: the first step then costs no round trip through the server, and
+  // the workflow finds its row sooner. Histories from before the patch replay the activity.
   const booking = patched(BEGIN_LOCALLY)
     ? proxyLocalActivities<Activities>(bookingOptions)
     : proxyActivities<Activities>(bookingOptions);
