@@ -22,7 +22,9 @@ const HELP = `npm run bench [-- options]
   --rate-limit-store S    memory (development default) or postgres (production default)
   --temporal-db S         wal (default: the dev server's SQLite file in WAL mode, no fsync per commit),
                           file (the default journal, no WAL) or memory (BENCH_TEMPORAL_DB)
-  --profile               run the API and worker with --cpu-prof; prints their hottest functions`;
+  --profile               run the API and worker with --cpu-prof; prints their hottest functions
+  BENCH_TEMPORAL_ARGS     more arguments for \`temporal server start-dev\`, space-separated, to try
+                          dev server settings (say --dynamic-config-value key=value)`;
 
 function parseOptions(argv) {
   const flags = {};
@@ -182,14 +184,11 @@ async function main() {
         cli,
         port: await freePort(),
         headless: true,
-        // A SQLite file, as `npm start` keeps it, unless asked for the in-memory store of the tests.
-        // WAL mode by default: the dev server runs all its persistence through one SQLite
-        // connection, and an fsync per commit there would dominate every figure (docs/performance.md).
+        // A SQLite file in WAL mode, as `npm start` keeps it, unless asked for the dev server's
+        // own journal or the in-memory store of the tests.
         ...(options.temporalDb === 'memory' ? {} : { dbFile: path.join(dataDir, 'temporal.sqlite') }),
-        extraArgs: [
-          ...(options.temporalDb === 'wal' ? ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'] : []),
-          ...(process.env.BENCH_TEMPORAL_ARGS ? process.env.BENCH_TEMPORAL_ARGS.split(' ') : []),
-        ],
+        wal: options.temporalDb === 'wal',
+        extraArgs: process.env.BENCH_TEMPORAL_ARGS ? process.env.BENCH_TEMPORAL_ARGS.split(' ') : [],
         logFile: path.join(logDir, 'temporal.log'),
       }).then((started) => {
         infrastructure.push(started.stop);

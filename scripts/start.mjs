@@ -63,10 +63,6 @@ async function main() {
       port: temporalPort,
       uiPort,
       dbFile: path.join(dataDir, 'temporal.sqlite'),
-      // WAL without an fsync per commit: the dev server sends all its writes through one SQLite
-      // connection, and this more than doubles its throughput (docs/performance.md). A process
-      // crash loses nothing; only a power cut could lose the last moments.
-      extraArgs: ['--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal'],
       logFile: path.join(dataDir, 'logs', 'temporal.log'),
     });
     stops.push(temporal.stop);

@@ -55,12 +55,16 @@ async function waitFor(check, what, timeoutMs = 60_000) {
 
 /**
  * Starts `temporal server start-dev` with the search attributes ops staff filter on.
- * `dbFile` keeps workflows across restarts; without it the state lives in memory (tests).
- * `extraArgs` go to the CLI as they are (the bench passes SQLite pragmas).
+ * `dbFile` keeps workflows across restarts; without it the state lives in memory (tests). The
+ * file is in WAL mode without an fsync per commit unless `wal` is false: the dev server sends all
+ * its writes through one SQLite connection, and WAL more than doubles its throughput
+ * (docs/performance.md). A process crash loses nothing; only a power cut could lose the last moments.
+ * `extraArgs` go to the CLI as they are.
  */
-export async function startTemporal({ cli, port, uiPort, dbFile, logFile, headless = false, extraArgs = [] }) {
+export async function startTemporal({ cli, port, uiPort, dbFile, wal = true, logFile, headless = false, extraArgs = [] }) {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];
   if (dbFile) args.push('--db-filename', dbFile);
+  if (dbFile && wal) args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   if (headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort));
   for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
