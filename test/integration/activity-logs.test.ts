@@ -1,28 +1,15 @@
-import { Writable } from 'node:stream';
-import winston from 'winston';
-import { createLogger } from '../../config/logger';
 import { book, registerAccount } from '../helpers/bookings';
 import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
+import { capturingLogger } from '../helpers/captured-logs';
 
 // What ops search the logs by: one delivery's id finds every line any worker wrote about it.
-const lines: Record<string, unknown>[] = [];
+const { logger, lines: text } = capturingLogger('info', 'worker');
+const lines = () => text.map((line) => JSON.parse(line) as Record<string, unknown>);
 let stack: TestStack;
 
 beforeAll(async () => {
-  const logger = createLogger({ level: 'info', json: true, service: 'worker' });
-  logger.clear();
-  logger.add(
-    new winston.transports.Stream({
-      stream: new Writable({
-        write(chunk: Buffer, _encoding, done) {
-          lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-          done();
-        },
-      }),
-    }),
-  );
   stack = await startTestStack({ activityOverrides: { logger } });
 });
 
@@ -40,7 +27,7 @@ describe('worker logs', () => {
       return body.payment_status === 'paid';
     }, 20_000, 'the debit settled');
 
-    const settled = await eventually(async () => lines.find((line) => line.message === 'Payment settled' && line.deliveryId === created.id));
+    const settled = await eventually(async () => lines().find((line) => line.message === 'Payment settled' && line.deliveryId === created.id));
     expect(settled).toMatchObject({
       level: 'info',
       service: 'worker',
@@ -49,7 +36,7 @@ describe('worker logs', () => {
       activityType: 'recordPayment',
       timestamp: expect.any(String),
     });
-    const requested = lines.find((line) => line.message === 'Debit requested' && line.deliveryId === created.id);
+    const requested = lines().find((line) => line.message === 'Debit requested' && line.deliveryId === created.id);
     expect(requested).toMatchObject({ partnerId: partner.partnerId, workflowId: `delivery-${created.id}`, activityType: 'requestDebit' });
   });
 });

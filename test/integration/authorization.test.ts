@@ -1,28 +1,13 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { Writable } from 'node:stream';
-import winston from 'winston';
-import { createLogger } from '../../config/logger';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, bookingBody, registerAccount, SANDBOX } from '../helpers/bookings';
 import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
+import { capturingLogger } from '../helpers/captured-logs';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server';
 
 /** Every line the API and the worker log, at every level, as it would reach the log store. */
-const logLines: string[] = [];
-const logger = createLogger({ level: 'debug', json: true, service: 'test' });
-logger.clear();
-logger.add(
-  new winston.transports.Stream({
-    stream: new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logLines.push(chunk.toString('utf8'));
-        done();
-      },
-    }),
-  }),
-);
+const { logger, lines: logLines } = capturingLogger('debug', 'test');
 
 /** Every answer the tests below received, to search for secrets. */
 const answers: string[] = [];
@@ -43,17 +28,13 @@ function recorded(baseUrl: string, token?: string) {
 
 let stack: TestStack;
 /** A partner endpoint that takes every callback, so signed callbacks really go out. */
-let receiver: Server;
-let receiverUrl = '';
+let receiver: RecordingServer;
 beforeAll(async () => {
   stack = await startTestStack({ appOverrides: { logger }, activityOverrides: { logger } });
-  receiver = createServer((_req, res) => res.writeHead(200).end());
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiver = await startRecordingServer();
 });
 afterAll(async () => {
-  receiver?.closeAllConnections();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
   await stack?.close();
 });
 
@@ -215,7 +196,7 @@ describe('secrets in answers and logs', () => {
     const client = recorded(stack.baseUrl, partner.liveKey);
     const recipientPhone = '+233245556677';
     expect((await client.post('/partner/payment-methods', { provider: 'network_a', phone: SANDBOX.ok, account_name: 'Shop' })).status).toBe(201);
-    const hook = await client.put('/partner/webhook', { webhook_url: receiverUrl });
+    const hook = await client.put('/partner/webhook', { webhook_url: receiver.url });
     const webhookSecret = hook.body.webhook_secret as string;
     expect(webhookSecret).toEqual(expect.any(String));
     const rider = await makeRider(stack.orm, ACCRA.airport, 'Esi Secret');

@@ -1,44 +1,24 @@
 import { createHmac } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { createPartner } from '../../db/accounts';
 import { hashPassword } from '../../api/dashboard/passwords';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
 import { api, eventually } from '../helpers/http';
 import { book, registerAccount, SANDBOX } from '../helpers/bookings';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server';
 
 const PASSWORD = 'correct horse battery';
 
-/** A partner's callback receiver on 127.0.0.1 that keeps the raw bytes of every request. */
-interface Callback {
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 let stack: TestStack;
-let receiver: Server;
-let receiverUrl: string;
-const callbacks: Callback[] = [];
+/** A partner's callback endpoint that keeps the raw bytes of every request. */
+let receiver: RecordingServer;
 
 beforeAll(async () => {
   stack = await startTestStack({ env: { RATE_LIMIT_AUTH_PER_MINUTE: '1000' } });
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      callbacks.push({ headers: req.headers, body });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
+  receiver = await startRecordingServer();
 });
 afterAll(async () => {
-  // The sender keeps connections alive; close them, or close() waits for them.
-  receiver?.closeAllConnections();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
   await stack?.close();
 });
 
@@ -136,7 +116,7 @@ describe('dashboard webhook settings', () => {
 
   it('sets the URL with a secret shown once, and a test event arrives signed with it', async () => {
     const { client, partnerId } = await account();
-    const set = await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: receiverUrl });
+    const set = await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: receiver.url });
     expect(set.status).toBe(200);
     const secret = /value="(whsec_[A-Za-z0-9_-]+)"/.exec(set.text)![1]!;
     expect((await client.get('/dashboard/webhook')).text).not.toContain(secret);
@@ -144,7 +124,7 @@ describe('dashboard webhook settings', () => {
     const sent = await client.submit('/dashboard/webhook', '/dashboard/webhook/test');
     expect(sent.status).toBe(303);
     const arrived = await eventually(
-      async () => callbacks.find((c) => c.headers['x-service-event'] === 'webhook.test' && JSON.parse(c.body).data && c.body.includes('dashboard') && c.headers['x-service-signature'] === `sha256=${createHmac('sha256', secret).update(c.body).digest('hex')}`),
+      async () => receiver.requests.find((c) => c.headers['x-service-event'] === 'webhook.test' && JSON.parse(c.body).data && c.body.includes('dashboard') && c.headers['x-service-signature'] === `sha256=${createHmac('sha256', secret).update(c.body).digest('hex')}`),
       10_000,
       'test event',
     );
@@ -161,9 +141,9 @@ describe('dashboard webhook settings', () => {
     expect(log.text).toContain('<code>webhook.test</code>');
     expect(log.text).toContain('Delivered');
 
-    const before = callbacks.filter((c) => c.headers['x-service-event-id'] === event!.id).length;
+    const before = receiver.requests.filter((c) => c.headers['x-service-event-id'] === event!.id).length;
     await client.submit('/dashboard/webhook', `/dashboard/webhook/events/${event!.id}/redeliver`, { back: '/dashboard/webhook' });
-    await eventually(async () => callbacks.filter((c) => c.headers['x-service-event-id'] === event!.id).length > before, 10_000, 'redelivery');
+    await eventually(async () => receiver.requests.filter((c) => c.headers['x-service-event-id'] === event!.id).length > before, 10_000, 'redelivery');
     const again = await eventually(async () => {
       const page = await client.get('/dashboard/webhook');
       return (page.text.match(/HTTP 200/g) ?? []).length >= 2 ? page : undefined;
@@ -173,7 +153,7 @@ describe('dashboard webhook settings', () => {
 
   it('stops callbacks when the URL is removed', async () => {
     const { client, partnerId } = await account();
-    await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: receiverUrl });
+    await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: receiver.url });
     await client.submit('/dashboard/webhook', '/dashboard/webhook/clear');
     const page = await client.get('/dashboard/webhook');
     expect(page.text).toContain('No URL is set');
@@ -189,7 +169,7 @@ describe('dashboard deliveries', () => {
   it('lists a delivery booked over the API, filters by status and shows its trail, payment and tracking link', async () => {
     const { client } = await account();
     const key = await createKey(client);
-    await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: receiverUrl });
+    await client.submit('/dashboard/webhook', '/dashboard/webhook', { webhook_url: receiver.url });
     await registerAccount(stack.baseUrl, key);
     const booked = await book(stack.baseUrl, key);
     await eventually(async () => {
