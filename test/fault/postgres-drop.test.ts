@@ -122,8 +122,9 @@ describe('PostgreSQL connections dropped under the API and the worker', () => {
     expect(ledger).toBe(DELIVERIES);
     expect(debits).toBe(DELIVERIES);
     for (const id of booked) {
-      const events = (await client.get(`/partner/deliveries/${id}`)).body.events.map((e: { status: string }) => e.status);
-      expect(events).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
+      const res = await client.get(`/partner/deliveries/${id}`);
+      expect({ status: res.status, error: res.body.error }).toEqual({ status: 200, error: undefined });
+      expect(res.body.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
     }
   }, 180_000);
 });
