@@ -3,6 +3,7 @@ import session from 'express-session';
 import connectPgSimple from 'connect-pg-simple';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../../config/logger';
+import { poolQuery } from '../../db/pool-query';
 import type { Settings } from '../../config/settings';
 import type { KeyMode } from '../../domain/api-key';
 
@@ -25,19 +26,8 @@ export const SESSION_COOKIE = 'dashboard_sid';
  */
 export function dashboardSession(orm: MikroORM, settings: Settings, logger: Logger, secret: string): RequestHandler {
   const PgStore = connectPgSimple(session);
-  const knex = orm.em.getConnection().getKnex();
-  const pool = {
-    async query(sql: string, params: unknown[]) {
-      const client = await knex.client.acquireConnection();
-      try {
-        return await client.query(sql, params);
-      } finally {
-        await knex.client.releaseConnection(client);
-      }
-    },
-  };
   const store = new PgStore({
-    pool: pool as never,
+    pool: poolQuery(orm.em) as never,
     tableName: 'dashboard_sessions',
     pruneSessionInterval: 15 * 60,
     errorLog: (...args: unknown[]) => logger.warn('Dashboard session store', { error: args.map(String).join(' ') }),

@@ -1,0 +1,25 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
+
+export interface PoolQuery {
+  query<R extends QueryResultRow>(query: string | QueryConfig, values?: unknown[]): Promise<QueryResult<R>>;
+}
+
+/**
+ * Queries straight on a client of the ORM's own pool (no second pool to size or close): for a
+ * library that wants a `pg` pool (the dashboard's session store), and for the hottest reads, where
+ * the ORM's and knex's layers cost more than the query itself.
+ */
+export function poolQuery(em: EntityManager): PoolQuery {
+  const knex = em.getConnection().getKnex();
+  return {
+    async query<R extends QueryResultRow>(query: string | QueryConfig, values?: unknown[]) {
+      const client = (await knex.client.acquireConnection()) as PoolClient;
+      try {
+        return await client.query<R>(query, values);
+      } finally {
+        await knex.client.releaseConnection(client);
+      }
+    },
+  };
+}
