@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { onApiKeyRevoked } from '../../db/accounts';
 import { hashSecret, parseSecret, type KeyMode } from '../../domain/api-key';
 import { ApiError } from '../errors';
+import { TokenCache } from './token-cache';
 
 export interface PartnerAuth {
   partnerId: string;
@@ -28,13 +29,9 @@ export function bearerToken(req: Request): string | null {
  * for at most this long after the revocation.
  */
 export const AUTH_CACHE_MS = 2000;
-/** Valid keys remembered at most; beyond it the cache starts over (a burst of many keys). */
-const AUTH_CACHE_MAX = 10_000;
 
-const validKeys = new Map<string, { auth: PartnerAuth; until: number }>();
-onApiKeyRevoked((keyId) => {
-  for (const [hash, entry] of validKeys) if (entry.auth.keyId === keyId) validKeys.delete(hash);
-});
+const validKeys = new TokenCache<PartnerAuth>(AUTH_CACHE_MS);
+onApiKeyRevoked((keyId) => validKeys.deleteWhere((auth) => auth.keyId === keyId));
 
 /**
  * `Authorization: Bearer sk_live_…|sk_test_…`. The checksum rejects malformed keys without a
@@ -49,9 +46,8 @@ export function partnerAuth(orm: MikroORM) {
     const parsed = parseSecret(token, 'sk');
     if (!parsed) throw ApiError.unauthorized('The API key is malformed');
     const hash = hashSecret(token);
-    const now = Date.now();
     let auth = validKeys.get(hash);
-    if (!auth || auth.until <= now) {
+    if (!auth) {
       const em = orm.em.fork();
       const [key] = await em.execute<{ id: string; partner_id: string; mode: KeyMode; stale: boolean }[]>(
         `select id, partner_id, mode, (last_used_at is null or last_used_at < now() - interval '60 seconds') as stale
@@ -66,12 +62,11 @@ export function partnerAuth(orm: MikroORM) {
         // Last-used time to the minute is enough, and keeps a write off most requests.
         void em.execute('update api_keys set last_used_at = now() where id = ?', [key.id]).catch(() => undefined);
       }
-      if (validKeys.size >= AUTH_CACHE_MAX) validKeys.clear();
-      auth = { auth: { partnerId: key.partner_id, mode: key.mode, keyId: key.id }, until: now + AUTH_CACHE_MS };
+      auth = { partnerId: key.partner_id, mode: key.mode, keyId: key.id };
       validKeys.set(hash, auth);
     }
-    res.locals.auth = auth.auth;
-    res.locals.partnerId = auth.auth.partnerId;
+    res.locals.auth = auth;
+    res.locals.partnerId = auth.partnerId;
     next();
   };
 }

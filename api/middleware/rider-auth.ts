@@ -3,10 +3,20 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { hashSecret, parseSecret } from '../../domain/api-key';
 import { ApiError } from '../errors';
 import { bearerToken } from './partner-auth';
+import { TokenCache } from './token-cache';
 
 export function riderOf(res: Response): { riderId: string } {
   return res.locals.rider as { riderId: string };
 }
+
+/**
+ * A rider app sends a request every few seconds (location, offers, each step of a job); a token
+ * found valid is trusted this long without asking Postgres again. Rider tokens are issued by an
+ * operator and never reissued in place, so nothing shorter is needed.
+ */
+export const RIDER_AUTH_CACHE_MS = 2000;
+
+const validTokens = new TokenCache<{ riderId: string }>(RIDER_AUTH_CACHE_MS);
 
 /** `Authorization: Bearer rk_…`, a rider token issued by an operator. */
 export function riderAuth(orm: MikroORM) {
@@ -14,11 +24,15 @@ export function riderAuth(orm: MikroORM) {
     const token = bearerToken(req);
     if (!token) throw ApiError.unauthorized('Send your rider token as `Authorization: Bearer <token>`');
     if (!parseSecret(token, 'rk')) throw ApiError.unauthorized('The rider token is malformed');
-    const [rider] = await orm.em
-      .fork()
-      .execute<{ id: string }[]>('select id from riders where token_hash = ?', [hashSecret(token)]);
-    if (!rider) throw ApiError.unauthorized('The rider token is unknown');
-    res.locals.rider = { riderId: rider.id };
+    const hash = hashSecret(token);
+    let rider = validTokens.get(hash);
+    if (!rider) {
+      const [row] = await orm.em.fork().execute<{ id: string }[]>('select id from riders where token_hash = ?', [hash]);
+      if (!row) throw ApiError.unauthorized('The rider token is unknown');
+      rider = { riderId: row.id };
+      validTokens.set(hash, rider);
+    }
+    res.locals.rider = rider;
     next();
   };
 }

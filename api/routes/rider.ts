@@ -60,13 +60,16 @@ export function createRiderRouter(deps: AppDeps): Router {
   const statusOf = (deliveryId: string) => async () =>
     (await orm.em.fork().findOne(DeliverySchema, { id: deliveryId }))?.status ?? null;
 
-  /** A job this rider holds; any other delivery is unknown to them. */
-  async function heldJob(req: Request, res: Response): Promise<Delivery> {
+  /**
+   * A job this rider holds (any other delivery is unknown to them) and where the rider last was,
+   * read side by side: both are on the path from the rider's tap to the partner's webhook.
+   */
+  async function heldJob(req: Request, res: Response): Promise<{ delivery: Delivery; position: { lat: number | null; lng: number | null } }> {
     const { riderId } = riderOf(res);
     const id = requireUuid(req.params.id as string, 'Unknown delivery');
-    const delivery = await orm.em.fork().findOne(DeliverySchema, { id });
+    const [delivery, position] = await Promise.all([orm.em.fork().findOne(DeliverySchema, { id }), riderPosition(riderId)]);
     if (!delivery || delivery.riderId !== riderId) throw ApiError.notFound('This delivery is not yours');
-    return delivery;
+    return { delivery, position };
   }
 
   function requireStatus(delivery: Delivery, expected: string, what: string): void {
@@ -154,25 +157,23 @@ export function createRiderRouter(deps: AppDeps): Router {
   });
 
   router.post('/rider/deliveries/:id/pickup', async (req, res) => {
-    const delivery = await heldJob(req, res);
+    const { delivery, position } = await heldJob(req, res);
     requireStatus(delivery, 'accepted', 'pick up');
     const { riderId } = riderOf(res);
-    const position = await riderPosition(riderId);
     await sendDeliveryUpdate(temporal, delivery.id, (h) => h.executeUpdate(pickupUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
     res.json(await jobView(delivery.id));
   });
 
   router.post('/rider/deliveries/:id/depart', async (req, res) => {
-    const delivery = await heldJob(req, res);
+    const { delivery, position } = await heldJob(req, res);
     requireStatus(delivery, 'picked_up', 'depart');
     const { riderId } = riderOf(res);
-    const position = await riderPosition(riderId);
     await sendDeliveryUpdate(temporal, delivery.id, (h) => h.executeUpdate(departUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
     res.json(await jobView(delivery.id));
   });
 
   router.post('/rider/deliveries/:id/stops/:index/complete', async (req, res) => {
-    const delivery = await heldJob(req, res);
+    const { delivery, position } = await heldJob(req, res);
     requireStatus(delivery, 'in_transit', 'complete a stop');
     const index = Number(req.params.index);
     const stop = await orm.em.fork().findOne(DeliveryStopSchema, { deliveryId: delivery.id, position: index });
@@ -180,7 +181,6 @@ export function createRiderRouter(deps: AppDeps): Router {
     if (stop.status === 'delivered') throw ApiError.badRequest('This stop is already handed over', { status: delivery.status });
     const { riderId } = riderOf(res);
     const proof = await checkHandoverProof(deps, req, delivery, index);
-    const position = await riderPosition(riderId);
     await sendDeliveryUpdate(
       temporal,
       delivery.id,
@@ -191,13 +191,12 @@ export function createRiderRouter(deps: AppDeps): Router {
   });
 
   router.post('/rider/deliveries/:id/deliver', async (req, res) => {
-    const delivery = await heldJob(req, res);
+    const { delivery, position } = await heldJob(req, res);
     requireStatus(delivery, 'in_transit', 'deliver');
     const pending = await orm.em.fork().count(DeliveryStopSchema, { deliveryId: delivery.id, status: 'pending' });
     if (pending > 0) throw ApiError.badRequest('Every additional stop must be handed over first', { status: delivery.status });
     const { riderId } = riderOf(res);
     const proof = await checkHandoverProof(deps, req, delivery, FINAL_DROP);
-    const position = await riderPosition(riderId);
     await sendDeliveryUpdate(
       temporal,
       delivery.id,

@@ -8,7 +8,7 @@ import type { Response } from 'express';
  * and partners poll a few live deliveries far more often than those deliveries change.
  */
 export class VersionedViewCache {
-  private readonly entries = new Map<string, { version: string; body: string; at: number }>();
+  private readonly entries = new Map<string, { version: string; body: Buffer; at: number }>();
 
   /** `maxAgeMs` bounds answers that also depend on time (the tracking view's ETA). */
   constructor(
@@ -16,13 +16,15 @@ export class VersionedViewCache {
     private readonly maxAgeMs: number,
   ) {}
 
-  get(key: string, version: string): string | undefined {
+  get(key: string, version: string): Buffer | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.version !== version || performance.now() - entry.at > this.maxAgeMs) return undefined;
     return entry.body;
   }
 
-  set(key: string, version: string, body: string): void {
+  /** Keeps the JSON as bytes: encoded once, not on every send. */
+  set(key: string, version: string, json: string): void {
+    const body = Buffer.from(json, 'utf8');
     this.entries.delete(key);
     this.entries.set(key, { version, body, at: performance.now() });
     // Oldest first out: a Map iterates in insertion order.
@@ -30,8 +32,8 @@ export class VersionedViewCache {
   }
 }
 
-/** Sends kept JSON bytes exactly as `res.json` sent them the first time. */
-export function sendJsonBytes(res: Response, body: string): void {
+/** Sends kept JSON bytes with the headers `res.json` would give them. */
+export function sendJsonBytes(res: Response, body: Buffer): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.send(body);
 }

@@ -4,12 +4,18 @@ describe('VersionedViewCache', () => {
   it('answers only for the version the bytes were built from', () => {
     const cache = new VersionedViewCache(10, 60_000);
     cache.set('a', 'v1', '{"status":"pending"}');
-    expect(cache.get('a', 'v1')).toBe('{"status":"pending"}');
+    expect(cache.get('a', 'v1')?.toString()).toBe('{"status":"pending"}');
     expect(cache.get('a', 'v2')).toBeUndefined();
     expect(cache.get('b', 'v1')).toBeUndefined();
     cache.set('a', 'v2', '{"status":"accepted"}');
     expect(cache.get('a', 'v1')).toBeUndefined();
-    expect(cache.get('a', 'v2')).toBe('{"status":"accepted"}');
+    expect(cache.get('a', 'v2')?.toString()).toBe('{"status":"accepted"}');
+  });
+
+  it('returns the bytes it keeps, as UTF-8', () => {
+    const cache = new VersionedViewCache(10, 60_000);
+    cache.set('a', 'v1', '{"recipient_name":"Ɛfua K."}');
+    expect(cache.get('a', 'v1')?.equals(Buffer.from('{"recipient_name":"Ɛfua K."}', 'utf8'))).toBe(true);
   });
 
   it('forgets bytes older than its age limit', async () => {
@@ -26,7 +32,7 @@ describe('VersionedViewCache', () => {
     cache.set('a', 'v', 'A2'); // refreshed: now the newest
     cache.set('c', 'v', 'C');
     expect(cache.get('b', 'v')).toBeUndefined();
-    expect(cache.get('a', 'v')).toBe('A2');
-    expect(cache.get('c', 'v')).toBe('C');
+    expect(cache.get('a', 'v')?.toString()).toBe('A2');
+    expect(cache.get('c', 'v')?.toString()).toBe('C');
   });
 });
