@@ -45,29 +45,36 @@ export function postmasterOf(dataDir) {
   return null;
 }
 
-/**
- * Total CPU seconds of each named process tree (a process and all its descendants; ended
- * children, such as finished PostgreSQL backends, are no longer counted).
- */
-export function cpuOf(roots) {
+/** CPU seconds of every live process of each named tree (a process and all its descendants), by pid. */
+function cpuByPid(roots) {
   const out = {};
   for (const [name, pid] of Object.entries(roots)) {
-    out[name] = pid ? descendants(pid).reduce((sum, p) => sum + cpuSeconds(p), 0) : 0;
+    out[name] = new Map(pid ? descendants(pid).map((p) => [p, cpuSeconds(p)]) : []);
   }
   return out;
 }
 
-/** Starts a CPU account; `stop()` returns each tree's share of one core over the span (1 = a full core). */
+/**
+ * Starts a CPU account; `stop()` returns each tree's share of one core over the span (1 = a full
+ * core). Counted per process, so a child that ends meanwhile (an idle PostgreSQL backend closed
+ * by the pool) takes only its own time out of the account, not the others' with it; a child
+ * started meanwhile counts from zero.
+ */
 export function accountCpu(roots) {
-  const before = cpuOf(roots);
+  const before = cpuByPid(roots);
   const self = process.cpuUsage();
   const started = performance.now();
   return {
     stop() {
-      const after = cpuOf(roots);
+      const after = cpuByPid(roots);
       const seconds = (performance.now() - started) / 1000;
       const used = process.cpuUsage(self);
-      const shares = Object.fromEntries(Object.keys(roots).map((name) => [name, Math.max(0, after[name] - before[name]) / seconds]));
+      const shares = {};
+      for (const [name, pids] of Object.entries(after)) {
+        let spent = 0;
+        for (const [pid, cpu] of pids) spent += Math.max(0, cpu - (before[name].get(pid) ?? 0));
+        shares[name] = spent / seconds;
+      }
       shares.bench = (used.user + used.system) / 1e6 / seconds;
       return shares;
     },
