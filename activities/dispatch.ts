@@ -1,6 +1,21 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LatLng } from '../domain/geo';
 import type { ActivityDeps } from './deps';
+
+/**
+ * Holds the rider to the job unless they hold another, in the caller's transaction; true when
+ * they now hold this one. The unique `active_delivery_id` makes the database refuse a second job
+ * even if two accepts race on two deliveries (the caller maps that refusal to false).
+ */
+export async function claimRiderIn(em: EntityManager, deliveryId: string, riderId: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `update riders set active_delivery_id = ?
+     where id = ? and (active_delivery_id is null or active_delivery_id = ?) returning id`,
+    [deliveryId, riderId, deliveryId],
+  );
+  return rows.length === 1;
+}
 
 /**
  * Offers and rider claims. Dispatch knows nothing of partners: it sees a job at a pickup point,
@@ -39,18 +54,10 @@ export function createDispatchActivities({ orm }: ActivityDeps) {
       return rows.length;
     },
 
-    /**
-     * Holds the rider to this job. The unique `active_delivery_id` makes the database refuse a
-     * second job even if two accepts race on two deliveries.
-     */
+    /** Holds the rider to this job (see claimRiderIn). */
     async claimRider({ deliveryId, riderId }: { deliveryId: string; riderId: string }): Promise<boolean> {
       try {
-        const rows = await orm.em.fork().execute<{ id: string }[]>(
-          `update riders set active_delivery_id = ?
-           where id = ? and (active_delivery_id is null or active_delivery_id = ?) returning id`,
-          [deliveryId, riderId, deliveryId],
-        );
-        return rows.length === 1;
+        return await claimRiderIn(orm.em.fork(), deliveryId, riderId);
       } catch (error) {
         if (error instanceof UniqueConstraintViolationException) return false;
         throw error;

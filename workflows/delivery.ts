@@ -39,6 +39,9 @@ const PAYMENT_CONFIRM_LIMIT_SECONDS = 30 * 60;
 /** Patch id: `beginDelivery` runs as a local activity. */
 const BEGIN_LOCALLY = 'begin-delivery-locally';
 
+/** Patch id: a rider's accept claims the rider and records `accepted` in one local activity. */
+const ACCEPT_IN_ONE_STEP = 'accept-in-one-step';
+
 /**
  * One delivery, from booking to a terminal status: the single writer of its state. It owns the
  * state machine (domain/lifecycle.ts), the dispatch deadline, the debit and the webhooks.
@@ -76,6 +79,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   let riderId: string | null = null;
   let stopsCompleted = 0;
   let accepting = false;
+  // An accept whose status change is being written (ACCEPT_IN_ONE_STEP): the status moves only
+  // when the write is done, so a cancel waits for it rather than overtake it.
+  let acceptWriting = false;
   let settled: { state: 'paid' | 'failed'; reason?: string } | undefined;
   const outstandingWebhooks = new Set<Promise<void>>();
 
@@ -135,6 +141,12 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     if (status !== expected) throw refuse(FAILURE.invalidTransition, `Cannot ${what} while the delivery is ${status}`);
   }
 
+  function requireCancellable(): void {
+    if (status !== 'cancelled' && !CANCELLABLE.includes(status)) {
+      throw refuse(FAILURE.invalidTransition, `A delivery that is ${status} can no longer be cancelled`);
+    }
+  }
+
   function requireProof(proof: HandoverProof): void {
     if (input.verificationMethod === 'otp' && proof.kind !== 'otp') {
       throw refuse(FAILURE.verificationFailed, 'The recipient’s code is required');
@@ -150,11 +162,38 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     if (paymentStatus === 'pending' && settled === undefined) settled = result;
   });
 
+  /** Claims the rider and records `accepted` in one write; the status moves once it is done. */
+  async function acceptInOneStep(action: RiderAction): Promise<DeliveryState> {
+    acceptWriting = true;
+    try {
+      const { claimed, eventId } = await inOrder(() =>
+        db.acceptJob({
+          deliveryId: input.deliveryId,
+          status: 'accepted',
+          riderId: action.riderId,
+          lat: action.lat ?? null,
+          lng: action.lng ?? null,
+          at: new Date().toISOString(),
+        }),
+      );
+      if (!claimed) throw refuse(FAILURE.conflict, 'The rider already holds another job');
+      status = 'accepted';
+      riderId = action.riderId;
+      upsertSearchAttributes([{ key: DeliveryStatusKey, value: status }]);
+      if (eventId) sendWebhook(eventId);
+      return snapshot();
+    } finally {
+      acceptWriting = false;
+    }
+  }
+
   setHandler(
     acceptUpdate,
     async (action) => {
       accepting = true;
       try {
+        if (patched(ACCEPT_IN_ONE_STEP)) return await acceptInOneStep(action);
+        // Histories from before the patch: claim, then record.
         if (!(await db.claimRider({ deliveryId: input.deliveryId, riderId: action.riderId }))) {
           throw refuse(FAILURE.conflict, 'The rider already holds another job');
         }
@@ -257,17 +296,16 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   setHandler(
     cancelUpdate,
     async () => {
+      if (acceptWriting) {
+        // An accept is being written: cancel what it leaves (an accepted job is still cancellable).
+        await condition(() => !acceptWriting);
+        requireCancellable();
+      }
       // Cancelling a cancelled delivery answers it again (DESIGN section 9).
       if (status !== 'cancelled') await transition('cancelled');
       return snapshot();
     },
-    {
-      validator: () => {
-        if (status !== 'cancelled' && !CANCELLABLE.includes(status)) {
-          throw refuse(FAILURE.invalidTransition, `A delivery that is ${status} can no longer be cancelled`);
-        }
-      },
-    },
+    { validator: requireCancellable },
   );
 
   async function collectPayment(): Promise<void> {

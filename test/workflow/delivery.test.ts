@@ -48,6 +48,43 @@ describe('cancelling', () => {
     expect((await rider.pickup(created.id)).status).toBe(400);
   });
 
+  it('makes a cancel that reaches the workflow while an accept is being written wait for it, then cancels the accepted job', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.waitForOffer(created.id);
+    // Hold the rider's row, so the accept's write waits on it as it would on a stuck database.
+    const knex = stack.orm.em.getConnection().getKnex();
+    const lock = await knex.transaction();
+    try {
+      await lock.raw('select id from riders where id = ? for update', [rider.riderId]);
+      const accept = rider.client.post(`/rider/deliveries/${created.id}/accept`);
+      await eventually(
+        async () => {
+          const { rows } = await knex.raw(
+            `select count(*)::int as waiting from pg_stat_activity
+             where wait_event_type = 'Lock' and query like 'update riders set active_delivery_id%'`,
+          );
+          return rows[0].waiting > 0;
+        },
+        10_000,
+        'the accept waiting on the rider row',
+      );
+      const cancel = partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+      // A running local activity holds the workflow task open, and messages wait for the next
+      // one; past the task timeout's heartbeat (8 of its 10 s) the cancel reaches the workflow.
+      await new Promise((resolve) => setTimeout(resolve, 11_000));
+      await lock.rollback();
+      const [accepted, cancelled] = await Promise.all([accept, cancel]);
+      expect(accepted.status).toBe(200);
+      expect(cancelled.status).toBe(200);
+      expect(trail(cancelled.body)).toEqual(['pending', 'accepted', 'cancelled']);
+    } finally {
+      if (!lock.isCompleted()) await lock.rollback();
+    }
+    expect((await rider.client.get('/rider/deliveries/current')).status).toBe(404);
+  }, 40_000);
+
   it('refuses a cancel once the parcel is picked up, with the current status in details', async () => {
     const partner = await livePartner();
     const rider = await riderApp(stack.baseUrl, stack.orm);
