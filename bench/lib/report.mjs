@@ -69,6 +69,10 @@ export function renderReport(results) {
         ],
       ),
     );
+    if (e.webhookLagByEvent) {
+      const byEvent = Object.entries(e.webhookLagByEvent).map(([event, lag]) => `${event} ${ms(lag.p50)} / ${ms(lag.p99)} ms`);
+      out.push(`  webhook lag p50 / p99 by event: ${byEvent.join(', ')}`);
+    }
     if (e.failureCount) out.push(`  failures (${e.failureCount}): ${e.failures.join(' | ')}`);
   }
 

@@ -8,6 +8,8 @@ export async function endToEndScenario(ctx) {
   const { e2eDeliveries: n, e2eSeconds, stepMs } = ctx.options;
   const riders = ctx.takeRiders(n);
   const lags = [];
+  // The same lags by the event the rider's request caused: each step has its own path.
+  const lagsByEvent = {};
   const answers = { accept: [], other: [] };
   const trips = [];
   const failures = [];
@@ -34,7 +36,10 @@ export async function endToEndScenario(ctx) {
           waits.push(
             ctx.receiver.waitFor(job.id, step.event, 30_000).then((at) => {
               if (at === null) missing += 1;
-              else lags.push(at - step.sentAt);
+              else {
+                lags.push(at - step.sentAt);
+                (lagsByEvent[step.event] ??= []).push(at - step.sentAt);
+              }
             }),
           );
         }
@@ -61,6 +66,7 @@ export async function endToEndScenario(ctx) {
       deliveriesPerMinute: completed / minutes,
       completed,
       webhookLag: lag,
+      webhookLagByEvent: Object.fromEntries(Object.entries(lagsByEvent).map(([event, values]) => [event, summary(values)])),
       webhooksMissing: missing,
       acceptAnswerP50: percentile(answers.accept, 50),
       acceptAnswerP99: percentile(answers.accept, 99),
