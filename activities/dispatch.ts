@@ -54,7 +54,11 @@ export function createDispatchActivities({ orm }: ActivityDeps) {
       return rows.length;
     },
 
-    /** Holds the rider to this job (see claimRiderIn). */
+    /**
+     * Holds the rider to this job (see claimRiderIn). This and releaseRider serve accepts on the
+     * path from before `accept-in-one-step` (a workflow replayed mid-accept takes it); remove
+     * them with the patch.
+     */
     async claimRider({ deliveryId, riderId }: { deliveryId: string; riderId: string }): Promise<boolean> {
       try {
         return await claimRiderIn(orm.em.fork(), deliveryId, riderId);
