@@ -26,56 +26,56 @@ export interface TransitionRecord {
  * callback are unique per (delivery, status).
  */
 export async function writeTransition(em: EntityManager, record: TransitionRecord, siteUrl: string): Promise<{ eventId: string | null }> {
-    const { deliveryId, status, riderId, at } = record;
-    let { lat, lng } = record;
-    if ((lat === null || lng === null) && riderId) {
-      const [rider] = await em.execute<{ lat: number | null; lng: number | null }[]>(
-        'select lat, lng from riders where id = ?',
-        [riderId],
-      );
-      lat = rider?.lat ?? null;
-      lng = rider?.lng ?? null;
-    }
-    await em.execute(
-      `update deliveries set status = ?, rider_id = coalesce(?, rider_id), updated_at = now(),
-         delivered_at = case when ? = 'delivered' then ?::timestamptz else delivered_at end
-       where id = ?`,
-      [status, status === 'accepted' ? riderId : null, status, at, deliveryId],
+  const { deliveryId, status, riderId, at } = record;
+  let { lat, lng } = record;
+  if ((lat === null || lng === null) && riderId) {
+    const [rider] = await em.execute<{ lat: number | null; lng: number | null }[]>(
+      'select lat, lng from riders where id = ?',
+      [riderId],
     );
-    await em.execute(
-      `insert into delivery_events (delivery_id, status, lat, lng, created_at) values (?, ?, ?, ?, ?)
-       on conflict (delivery_id, status) do nothing`,
-      [deliveryId, status, lat, lng, at],
-    );
-    // Offers stay on record (riders list only those of pending jobs), so a rider who was offered
-    // a job that is gone is told "taken" (409), not "never offered" (404).
-    if (isTerminal(status)) {
-      await em.execute('update riders set active_delivery_id = null where active_delivery_id = ?', [deliveryId]);
-    }
+    lat = rider?.lat ?? null;
+    lng = rider?.lng ?? null;
+  }
+  await em.execute(
+    `update deliveries set status = ?, rider_id = coalesce(?, rider_id), updated_at = now(),
+       delivered_at = case when ? = 'delivered' then ?::timestamptz else delivered_at end
+     where id = ?`,
+    [status, status === 'accepted' ? riderId : null, status, at, deliveryId],
+  );
+  await em.execute(
+    `insert into delivery_events (delivery_id, status, lat, lng, created_at) values (?, ?, ?, ?, ?)
+     on conflict (delivery_id, status) do nothing`,
+    [deliveryId, status, lat, lng, at],
+  );
+  // Offers stay on record (riders list only those of pending jobs), so a rider who was offered
+  // a job that is gone is told "taken" (409), not "never offered" (404).
+  if (isTerminal(status)) {
+    await em.execute('update riders set active_delivery_id = null where active_delivery_id = ?', [deliveryId]);
+  }
 
-    const event = eventNameFor(status);
-    if (!event) return { eventId: null };
-    const existing = await em.execute<{ id: string }[]>(
-      'select id from webhook_events where delivery_id = ? and event = ?',
-      [deliveryId, event],
-    );
-    if (existing[0]) return { eventId: existing[0].id };
-    const parts = await loadDelivery(em, deliveryId);
-    const delivery = parts?.delivery ?? (await em.findOneOrFail(DeliverySchema, { id: deliveryId }));
-    const body = JSON.stringify({
-      event,
-      delivery_id: deliveryId,
-      status,
-      occurred_at: isoOffset(at),
-      data: parts ? deliveryView(parts, siteUrl) : null,
-    });
-    const eventId = randomUUID();
-    await em.execute(
-      `insert into webhook_events (id, partner_id, mode, delivery_id, event, body, created_at)
-       values (?, ?, ?, ?, ?, ?, ?)`,
-      [eventId, delivery.partnerId, delivery.mode, deliveryId, event, body, at],
-    );
-    return { eventId };
+  const event = eventNameFor(status);
+  if (!event) return { eventId: null };
+  const existing = await em.execute<{ id: string }[]>(
+    'select id from webhook_events where delivery_id = ? and event = ?',
+    [deliveryId, event],
+  );
+  if (existing[0]) return { eventId: existing[0].id };
+  const parts = await loadDelivery(em, deliveryId);
+  const delivery = parts?.delivery ?? (await em.findOneOrFail(DeliverySchema, { id: deliveryId }));
+  const body = JSON.stringify({
+    event,
+    delivery_id: deliveryId,
+    status,
+    occurred_at: isoOffset(at),
+    data: parts ? deliveryView(parts, siteUrl) : null,
+  });
+  const eventId = randomUUID();
+  await em.execute(
+    `insert into webhook_events (id, partner_id, mode, delivery_id, event, body, created_at)
+     values (?, ?, ?, ?, ?, ?, ?)`,
+    [eventId, delivery.partnerId, delivery.mode, deliveryId, event, body, at],
+  );
+  return { eventId };
 }
 
 export function createTransitionActivities({ orm, settings }: ActivityDeps) {
@@ -93,10 +93,11 @@ export function createTransitionActivities({ orm, settings }: ActivityDeps) {
      * instead of claimRider then recordTransition: a round trip through the workflow fewer on the
      * path from the rider's tap to the partner's callback.
      */
-    async acceptJob(record: TransitionRecord & { riderId: string }): Promise<{ claimed: boolean; eventId: string | null }> {
+    async acceptJob(accept: Omit<TransitionRecord, 'status'> & { riderId: string }): Promise<{ claimed: boolean; eventId: string | null }> {
+      const record: TransitionRecord = { ...accept, status: 'accepted' };
       try {
         const accepted = await orm.em.fork().transactional(async (em) => {
-          if (!(await claimRiderIn(em, record.deliveryId, record.riderId))) return { claimed: false, eventId: null };
+          if (!(await claimRiderIn(em, record.deliveryId, accept.riderId))) return { claimed: false, eventId: null };
           return { claimed: true, ...(await writeTransition(em, record, settings.siteUrl)) };
         });
         if (accepted.claimed) workerMetrics.transition(record.status);

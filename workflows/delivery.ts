@@ -169,7 +169,6 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
       const { claimed, eventId } = await inOrder(() =>
         db.acceptJob({
           deliveryId: input.deliveryId,
-          status: 'accepted',
           riderId: action.riderId,
           lat: action.lat ?? null,
           lng: action.lng ?? null,
