@@ -1,7 +1,5 @@
 import { createHmac } from 'node:crypto';
 import { mkdtemp, mkdir, rm } from 'node:fs/promises';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -10,40 +8,24 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { confirmLinkIn, mailsTo, pathOf, uniqueEmail } from '../helpers/dashboard';
 import { api, eventually } from '../helpers/http';
 import { book } from '../helpers/bookings';
+import { startRecordingServer, type RecordingServer } from '../helpers/recording-server';
 
 /** Screenshots of every page at a phone's size, kept for people to look at (gitignored). */
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/dashboard');
 const PHONE = { width: 390, height: 844 };
 
-interface Callback {
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
 let stack: TestStack;
 let mailDir: string;
 let browser: Browser;
 let context: BrowserContext;
-let receiver: Server;
-let receiverUrl: string;
-const callbacks: Callback[] = [];
+let receiver: RecordingServer;
 const problems: string[] = [];
 
 beforeAll(async () => {
   mailDir = await mkdtemp(path.join(tmpdir(), 'dashboard-mail-'));
   await mkdir(ARTIFACTS, { recursive: true });
   stack = await startTestStack({ env: { MAIL_DIR: mailDir, RATE_LIMIT_AUTH_PER_MINUTE: '1000' } });
-  receiver = createServer((req, res) => {
-    let body = '';
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => (body += chunk));
-    req.on('end', () => {
-      callbacks.push({ headers: req.headers, body });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
-  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks/deliveries`;
+  receiver = await startRecordingServer();
   browser = await launchChromium();
   context = await browser.newContext({ viewport: PHONE, deviceScaleFactor: 2, isMobile: true, hasTouch: true });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.baseUrl });
@@ -52,9 +34,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await context?.close();
   await browser?.close();
-  // The sender keeps connections alive; close them, or close() waits for them.
-  receiver?.closeAllConnections();
-  await new Promise((resolve) => receiver?.close(resolve));
+  await receiver?.close();
   await stack?.close();
   await rm(mailDir, { recursive: true, force: true });
 });
@@ -168,7 +148,7 @@ describe('a business finds its way from sign-up to its first delivery in a phone
     await page.getByRole('button', { name: 'Save URL' }).click();
     await page.waitForSelector('#webhook_url-error');
     await shot(page, '12-webhook-error');
-    await page.getByRole('textbox', { name: 'Callback URL' }).fill(receiverUrl);
+    await page.getByRole('textbox', { name: 'Callback URL' }).fill(`${receiver.url}/deliveries`);
     await page.getByRole('button', { name: 'Save URL' }).click();
     const signingSecret = await page.locator('#webhook-secret').inputValue();
     expect(signingSecret).toMatch(/^whsec_/);
@@ -176,7 +156,7 @@ describe('a business finds its way from sign-up to its first delivery in a phone
     await page.getByRole('button', { name: 'Send a test event' }).click();
     await page.getByText('Test event sent.').waitFor();
     const arrived = await eventually(
-      async () => callbacks.find((c) => c.headers['x-service-event'] === 'webhook.test'),
+      async () => receiver.requests.find((c) => c.headers['x-service-event'] === 'webhook.test'),
       10_000,
       'test callback at the receiver',
     );
