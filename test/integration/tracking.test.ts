@@ -182,6 +182,27 @@ describe('public tracking view', () => {
     expect(view.eta_min).toBe(toDrop);
   });
 
+  it('answers an unchanged view from kept bytes identical to the first answer, headers included', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const created = await book(stack.baseUrl, partner.liveKey);
+    const read = async (path: string, headers: Record<string, string> = {}) => {
+      const res = await fetch(`${stack.baseUrl}/api/v1${path}`, { headers });
+      return { status: res.status, type: res.headers.get('content-type'), cache: res.headers.get('cache-control'), body: await res.text() };
+    };
+    for (const [path, headers] of [
+      [`/track/${created.id}/public`, {}],
+      [`/partner/deliveries/${created.id}`, { Authorization: `Bearer ${partner.liveKey}` }],
+    ] as const) {
+      const first = await read(path, headers);
+      const again = await read(path, headers);
+      expect(first.status).toBe(200);
+      expect(again).toEqual(first);
+      expect(again.type).toBe('application/json; charset=utf-8');
+      expect(JSON.parse(again.body).status).toBe('pending');
+    }
+  });
+
   it('shows every change on the very next read, however often the unchanged view was read before', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
