@@ -22,9 +22,16 @@ const CRC_TABLE = (() => {
 
 export function crc32(text: string): number {
   let crc = 0xffffffff;
-  for (const byte of Buffer.from(text, 'utf8')) crc = (CRC_TABLE[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
+  const step = (byte: number) => {
+    crc = (CRC_TABLE[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
+  };
+  // Keys are ASCII, whose UTF-8 bytes are their char codes: no buffer on every request.
+  if (ASCII.test(text)) for (let i = 0; i < text.length; i++) step(text.charCodeAt(i));
+  else for (const byte of Buffer.from(text, 'utf8')) step(byte);
   return (crc ^ 0xffffffff) >>> 0;
 }
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 function base62(value: number, length: number): string {
   let out = '';
@@ -56,9 +63,20 @@ export function generateSecret(mode: KeyMode, kind = 'sk'): string {
   return `${prefixFor(kind, mode)}${body}${base62(crc32(body), CHECKSUM_LENGTH)}`;
 }
 
+const secretPatterns = new Map<string, RegExp>();
+
+function secretPattern(kind: string): RegExp {
+  let pattern = secretPatterns.get(kind);
+  if (!pattern) {
+    pattern = new RegExp(`^${kind}_(live|test)_([0-9A-Za-z]{${BODY_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`);
+    secretPatterns.set(kind, pattern);
+  }
+  return pattern;
+}
+
 /** Parses a presented secret; null when it is malformed or its checksum does not match. */
 export function parseSecret(secret: string, kind = 'sk'): { mode: KeyMode } | null {
-  const match = new RegExp(`^${kind}_(live|test)_([0-9A-Za-z]{${BODY_LENGTH}})([0-9A-Za-z]{${CHECKSUM_LENGTH}})$`).exec(secret);
+  const match = secretPattern(kind).exec(secret);
   if (!match) return null;
   const [, mode, body, checksum] = match as unknown as [string, KeyMode, string, string];
   return base62(crc32(body), CHECKSUM_LENGTH) === checksum ? { mode } : null;

@@ -13,17 +13,20 @@ export function requestContext(logger: Logger) {
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
     const started = performance.now();
-    res.on('finish', () => {
-      logContext.run({ requestId }, () =>
-        logger.http('request', {
-          method: req.method,
-          path: req.path,
-          status: res.statusCode,
-          ms: Math.round(performance.now() - started),
-          ...(res.locals.partnerId ? { partnerId: res.locals.partnerId } : {}),
-        }),
-      );
-    });
+    // Most deployments log at `info`: then the per-request line is never built.
+    if (logger.isLevelEnabled('http')) {
+      res.on('finish', () => {
+        logContext.run({ requestId }, () =>
+          logger.http('request', {
+            method: req.method,
+            path: req.path,
+            status: res.statusCode,
+            ms: Math.round(performance.now() - started),
+            ...(res.locals.partnerId ? { partnerId: res.locals.partnerId } : {}),
+          }),
+        );
+      });
+    }
     logContext.run({ requestId }, () => next());
   };
 }

@@ -1,3 +1,4 @@
+import zlib from 'node:zlib';
 import { crc32, displayPrefix, generateSecret, hashSecret, parseSecret } from '../../domain/api-key';
 
 describe('API keys', () => {
@@ -33,6 +34,12 @@ describe('API keys', () => {
 
   it('computes the standard CRC32', () => {
     expect(crc32('123456789')).toBe(0xcbf43926);
+  });
+
+  it('computes the CRC32 of the UTF-8 bytes, ASCII or not', () => {
+    for (const text of ['', 'sk_live_abc', 'Ama Serwaa', 'Kɔkɔɔ Adwoa', 'Accra → Kumasi 🚚']) {
+      expect(crc32(text)).toBe(zlib.crc32(Buffer.from(text, 'utf8')));
+    }
   });
 
   it('never repeats a key', () => {
