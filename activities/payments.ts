@@ -1,43 +1,53 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { DeliverySchema, PaymentMethodSchema } from '../db/entities';
-import { GatewayUnavailableError, type DebitResult } from '../integrations/mobile-money/gateway';
+import { GatewayUnavailableError, type DebitResult, type MobileMoneyProvider } from '../integrations/mobile-money/gateway';
 import type { ActivityDeps } from './deps';
 import { workerMetrics } from './metrics';
 
+interface DebitContextRow {
+  mode: 'live' | 'test';
+  partner_id: string;
+  total_fare: number;
+  account_id: string;
+  provider: MobileMoneyProvider;
+  phone: string;
+  /** The partner's sign-up email: gateways such as Paystack send their receipt to it. */
+  email: string;
+}
+
 /** The debit of a delivery, idempotent towards the gateway: the delivery id is the reference. */
 export function createPaymentActivities({ orm, gateways, logger }: ActivityDeps) {
+  /** The delivery's fare, the account it was booked with and the partner's email, in one read. */
   async function debitContext(deliveryId: string) {
     const em = orm.em.fork();
-    const delivery = await em.findOneOrFail(DeliverySchema, { id: deliveryId });
     // The account as it was registered; removing it later never touches this booking.
-    const account = await em.findOneOrFail(PaymentMethodSchema, { id: delivery.paymentMethodId });
-    return { em, delivery, account, gateway: gateways[delivery.mode] };
-  }
-
-  /** The partner's sign-up email: gateways such as Paystack send their receipt to it. */
-  async function partnerEmail(em: ReturnType<typeof orm.em.fork>, partnerId: string): Promise<string | undefined> {
-    const [partner] = await em.execute<{ email: string }[]>('select email from partners where id = ?', [partnerId]);
-    return partner?.email;
+    const [row] = await em.execute<DebitContextRow[]>(
+      `select d.mode, d.partner_id, d.total_fare, m.id as account_id, m.provider, m.phone, p.email
+       from deliveries d join payment_methods m on m.id = d.payment_method_id join partners p on p.id = d.partner_id
+       where d.id = ?`,
+      [deliveryId],
+    );
+    if (!row) throw new Error(`Delivery ${deliveryId} was not found`);
+    return { em, row, gateway: gateways[row.mode] };
   }
 
   return {
     /** Requests the debit. Outages throw (and are retried); declines come back as `failed`. */
     async requestDebit({ deliveryId }: { deliveryId: string }): Promise<DebitResult> {
-      const { em, delivery, account, gateway } = await debitContext(deliveryId);
+      const { em, row, gateway } = await debitContext(deliveryId);
       await em.execute(
         `insert into debits (delivery_id, payment_method_id, gateway, amount) values (?, ?, ?, ?)
          on conflict (delivery_id) do nothing`,
-        [deliveryId, account.id, gateway.name, delivery.totalFare],
+        [deliveryId, row.account_id, gateway.name, row.total_fare],
       );
       try {
         const result = await gateway.debit({
           reference: deliveryId,
-          provider: account.provider,
-          phone: account.phone,
-          amountPesewas: delivery.totalFare,
-          email: await partnerEmail(em, delivery.partnerId),
+          provider: row.provider,
+          phone: row.phone,
+          amountPesewas: row.total_fare,
+          email: row.email,
         });
-        logger.info('Debit requested', { deliveryId, partnerId: delivery.partnerId, state: result.state, gateway: gateway.name });
+        logger.info('Debit requested', { deliveryId, partnerId: row.partner_id, state: result.state, gateway: gateway.name });
         return result;
       } catch (error) {
         if (error instanceof GatewayUnavailableError) {

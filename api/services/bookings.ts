@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
-import { PaymentMethodSchema } from '../../db/entities';
 import { loadDelivery } from '../../db/delivery-reads';
 import { deliveryView, type DeliveryResource } from '../../domain/delivery-view';
 import type { LatLng } from '../../domain/geo';
@@ -70,23 +69,19 @@ async function readBack<T>(read: () => Promise<T>): Promise<T> {
 }
 
 export function createBookingService({ orm, temporal, settings, routing }: AppDeps) {
-  async function chooseAccount(auth: PartnerAuth, paymentMethodId: string | undefined) {
-    const em = orm.em.fork();
-    const where = { partnerId: auth.partnerId, mode: auth.mode, deletedAt: null };
+  /** The id of the account to debit: the one named, else the partner's default in this mode. */
+  async function chooseAccount(auth: PartnerAuth, paymentMethodId: string | undefined): Promise<string> {
+    const [account] = await orm.em.fork().execute<{ id: string }[]>(
+      `select id from payment_methods where partner_id = ? and mode = ? and deleted_at is null and ${paymentMethodId ? 'id = ?' : 'is_default'}`,
+      [auth.partnerId, auth.mode, ...(paymentMethodId ? [paymentMethodId] : [])],
+    );
+    if (account) return account.id;
     if (paymentMethodId) {
-      const account = await em.findOne(PaymentMethodSchema, { ...where, id: paymentMethodId });
-      if (!account) {
-        throw ApiError.badRequest('The payment method is unknown or was removed', { payment_method_id: 'is not a registered account' });
-      }
-      return account;
+      throw ApiError.badRequest('The payment method is unknown or was removed', { payment_method_id: 'is not a registered account' });
     }
-    const account = await em.findOne(PaymentMethodSchema, { ...where, isDefault: true });
-    if (!account) {
-      throw ApiError.badRequest('Register a Mobile Money account before booking', {
-        payment_method_id: 'no Mobile Money account is registered',
-      });
-    }
-    return account;
+    throw ApiError.badRequest('Register a Mobile Money account before booking', {
+      payment_method_id: 'no Mobile Money account is registered',
+    });
   }
 
   return {
@@ -98,7 +93,7 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
     async book(auth: PartnerAuth, body: BookingRequest): Promise<DeliveryResource> {
       checkPhones(body);
       const scheduledAt = checkSchedule(body.scheduled_at);
-      const account = await chooseAccount(auth, body.payment_method_id);
+      const accountId = await chooseAccount(auth, body.payment_method_id);
       const route = routeOf(body);
       const fare = priceRoute((await routing.route(route)).distanceMeters);
 
@@ -126,7 +121,7 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
              verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, created_at, updated_at)
            values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [
-            id, auth.partnerId, auth.mode, reference, account.id, body.pickup_address, body.pickup_lat, body.pickup_lng,
+            id, auth.partnerId, auth.mode, reference, accountId, body.pickup_address, body.pickup_lat, body.pickup_lng,
             body.dropoff_address, body.dropoff_lat, body.dropoff_lng, body.package_size, body.package_description ?? null,
             body.recipient_name, body.recipient_phone, input.verificationMethod, scheduledAt, fare.baseFare,
             Math.round(fare.distanceMeters), fare.distanceFee, fare.serviceFee, fare.totalFare, now, now,
