@@ -1,5 +1,5 @@
 import { Router, type Request, type Response } from 'express';
-import { DeliverySchema, DeliveryStopSchema, type Delivery } from '../../db/entities';
+import { DeliverySchema, DeliveryStopSchema } from '../../db/entities';
 import { FINAL_DROP } from '../../activities/booking';
 import { distanceKm } from '../../domain/pricing';
 import { isoZ } from '../../domain/delivery-view';
@@ -10,51 +10,53 @@ import { riderAuth, riderOf } from '../middleware/rider-auth';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
 import { checkHandoverProof } from '../services/handover';
 
+/** What the rider routes decide on about a job the rider holds. */
+interface HeldJob {
+  id: string;
+  status: string;
+  verificationMethod: string;
+}
+
+/** The rider app's view of a job (DESIGN section 10). */
+interface RiderJobView {
+  delivery_id: string;
+  reference: string;
+  status: string;
+  stops: Record<string, unknown>[];
+  [field: string]: unknown;
+}
+
+/** Postgres builds the rider's job view, stops in visiting order, so it costs one round trip. */
+const JOB_VIEW_SQL = `
+  select json_build_object(
+    'delivery_id', d.id, 'reference', d.reference, 'status', d.status,
+    'pickup_address', d.pickup_address, 'pickup_lat', d.pickup_lat, 'pickup_lng', d.pickup_lng,
+    'dropoff_address', d.dropoff_address, 'dropoff_lat', d.dropoff_lat, 'dropoff_lng', d.dropoff_lng,
+    'recipient_name', d.recipient_name, 'recipient_phone', d.recipient_phone,
+    'package_size', d.package_size, 'package_description', d.package_description,
+    'verification_method', d.verification_method,
+    'stops', coalesce((
+      select json_agg(json_build_object(
+        'index', s.position, 'dropoff_address', s.dropoff_address, 'dropoff_lat', s.dropoff_lat,
+        'dropoff_lng', s.dropoff_lng, 'recipient_name', s.recipient_name, 'recipient_phone', s.recipient_phone,
+        'package_size', s.package_size, 'package_description', s.package_description, 'status', s.status
+      ) order by s.position)
+      from delivery_stops s where s.delivery_id = d.id
+    ), '[]'::json)
+  ) as job
+  from deliveries d where d.id = ?`;
+
 /** The rider app's API (DESIGN section 10). */
 export function createRiderRouter(deps: AppDeps): Router {
   const { orm, temporal } = deps;
   const router = Router();
   router.use('/rider', riderAuth(orm));
 
-  async function jobView(deliveryId: string) {
-    const em = orm.em.fork();
-    const d = await em.findOneOrFail(DeliverySchema, { id: deliveryId });
-    const stops = await em.find(DeliveryStopSchema, { deliveryId }, { orderBy: { position: 'asc' } });
-    return {
-      delivery_id: d.id,
-      reference: d.reference,
-      status: d.status,
-      pickup_address: d.pickupAddress,
-      pickup_lat: d.pickupLat,
-      pickup_lng: d.pickupLng,
-      dropoff_address: d.dropoffAddress,
-      dropoff_lat: d.dropoffLat,
-      dropoff_lng: d.dropoffLng,
-      recipient_name: d.recipientName,
-      recipient_phone: d.recipientPhone,
-      package_size: d.packageSize,
-      package_description: d.packageDescription ?? null,
-      verification_method: d.verificationMethod,
-      stops: stops.map((s) => ({
-        index: s.position,
-        dropoff_address: s.dropoffAddress,
-        dropoff_lat: s.dropoffLat,
-        dropoff_lng: s.dropoffLng,
-        recipient_name: s.recipientName,
-        recipient_phone: s.recipientPhone,
-        package_size: s.packageSize,
-        package_description: s.packageDescription ?? null,
-        status: s.status,
-      })),
-    };
-  }
-
-  async function riderPosition(riderId: string) {
-    const [row] = await orm.em.fork().execute<{ lat: number | null; lng: number | null }[]>(
-      'select lat, lng from riders where id = ?',
-      [riderId],
-    );
-    return { lat: row?.lat ?? null, lng: row?.lng ?? null };
+  /** The job as the rider app shows it: the delivery and its additional stops, in one query. */
+  async function jobView(deliveryId: string): Promise<RiderJobView> {
+    const [row] = await orm.em.fork().execute<{ job: RiderJobView }[]>(JOB_VIEW_SQL, [deliveryId]);
+    if (!row) throw ApiError.notFound('Unknown delivery');
+    return row.job;
   }
 
   const statusOf = (deliveryId: string) => async () =>
@@ -62,17 +64,21 @@ export function createRiderRouter(deps: AppDeps): Router {
 
   /**
    * A job this rider holds (any other delivery is unknown to them) and where the rider last was,
-   * read side by side: both are on the path from the rider's tap to the partner's webhook.
+   * in one round trip: both are on the path from the rider's tap to the partner's webhook.
    */
-  async function heldJob(req: Request, res: Response): Promise<{ delivery: Delivery; position: { lat: number | null; lng: number | null } }> {
+  async function heldJob(req: Request, res: Response): Promise<{ delivery: HeldJob; position: { lat: number | null; lng: number | null } }> {
     const { riderId } = riderOf(res);
     const id = requireUuid(req.params.id as string, 'Unknown delivery');
-    const [delivery, position] = await Promise.all([orm.em.fork().findOne(DeliverySchema, { id }), riderPosition(riderId)]);
-    if (!delivery || delivery.riderId !== riderId) throw ApiError.notFound('This delivery is not yours');
-    return { delivery, position };
+    const [row] = await orm.em.fork().execute<(HeldJob & { rider_id: string | null; lat: number | null; lng: number | null })[]>(
+      `select d.id, d.rider_id, d.status, d.verification_method as "verificationMethod", r.lat, r.lng
+       from riders r left join deliveries d on d.id = ? where r.id = ?`,
+      [id, riderId],
+    );
+    if (!row?.id || row.rider_id !== riderId) throw ApiError.notFound('This delivery is not yours');
+    return { delivery: { id: row.id, status: row.status, verificationMethod: row.verificationMethod }, position: { lat: row.lat, lng: row.lng } };
   }
 
-  function requireStatus(delivery: Delivery, expected: string, what: string): void {
+  function requireStatus(delivery: HeldJob, expected: string, what: string): void {
     if (delivery.status !== expected) {
       throw ApiError.badRequest(`Cannot ${what} while the delivery is ${delivery.status}`, { status: delivery.status });
     }

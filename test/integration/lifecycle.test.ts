@@ -1,7 +1,8 @@
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
-import { ACCRA, book, registerAccount } from '../helpers/bookings';
+import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
+import { riderApp } from '../helpers/riders';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -51,5 +52,60 @@ describe('delivery lifecycle over HTTP', () => {
     const record = await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${created.id}`);
     expect(record.body.status).toBe('delivered');
     expect(record.body.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
+  });
+
+  it('shows the rider the whole job, stops in visiting order, after every step', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const rider = await riderApp(stack.baseUrl, stack.orm, 'Abena Asante');
+    const stops = [
+      stopBody({ recipient_name: 'Yaw Boateng', package_description: 'Two shirts' }),
+      stopBody({ dropoff_address: 'University of Ghana, Legon', dropoff_lat: ACCRA.legon.lat, dropoff_lng: ACCRA.legon.lng, recipient_name: 'Efua Owusu', package_size: 'medium' }),
+    ];
+    const created = await book(stack.baseUrl, partner.liveKey, { additional_stops: stops, package_description: 'Documents' });
+    const stopView = (stop: Record<string, unknown>, index: number, status: string) => ({
+      index,
+      dropoff_address: stop.dropoff_address,
+      dropoff_lat: stop.dropoff_lat,
+      dropoff_lng: stop.dropoff_lng,
+      recipient_name: stop.recipient_name,
+      recipient_phone: stop.recipient_phone,
+      package_size: stop.package_size,
+      package_description: stop.package_description ?? null,
+      status,
+    });
+
+    const accepted = await rider.take(created.id);
+    expect(accepted).toEqual({
+      delivery_id: created.id,
+      reference: created.reference,
+      status: 'accepted',
+      pickup_address: 'Makola Market, Accra',
+      pickup_lat: ACCRA.makola.lat,
+      pickup_lng: ACCRA.makola.lng,
+      dropoff_address: 'Kotoka International Airport, Accra',
+      dropoff_lat: ACCRA.airport.lat,
+      dropoff_lng: ACCRA.airport.lng,
+      recipient_name: 'Ama Serwaa Mensah',
+      recipient_phone: '+233241234567',
+      package_size: 'small',
+      package_description: 'Documents',
+      verification_method: 'none',
+      stops: stops.map((stop, index) => stopView(stop, index, 'pending')),
+    });
+    expect((await rider.pickup(created.id)).body.status).toBe('picked_up');
+    expect((await rider.depart(created.id)).body.status).toBe('in_transit');
+    const firstDrop = await rider.completeStop(created.id, 0);
+    expect(firstDrop.status).toBe(200);
+    expect(firstDrop.body.stops).toEqual([stopView(stops[0]!, 0, 'delivered'), stopView(stops[1]!, 1, 'pending')]);
+    expect((await rider.client.get('/rider/deliveries/current')).body).toEqual(firstDrop.body);
+    expect((await rider.completeStop(created.id, 1)).status).toBe(200);
+    const delivered = await rider.deliver(created.id);
+    expect(delivered.status).toBe(200);
+    expect(delivered.body).toMatchObject({ status: 'delivered', stops: [{ status: 'delivered' }, { status: 'delivered' }] });
+
+    // A job the rider never held is unknown to them, whatever its state.
+    const other = await book(stack.baseUrl, partner.liveKey);
+    expect((await rider.pickup(other.id)).status).toBe(404);
   });
 });
