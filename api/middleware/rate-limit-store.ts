@@ -1,5 +1,17 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
+import { poolQuery } from '../../db/pool-query';
+
+/** Starts a new window when the old one has passed, else counts the hit; returns the window's count. */
+const COUNT_HIT = {
+  name: 'rate-limit-count-hit',
+  text: `insert into rate_limit_counters (key, hits, reset_at)
+         values ($1, 1, now() + $2::integer * interval '1 millisecond')
+         on conflict (key) do update set
+           hits = case when rate_limit_counters.reset_at <= now() then 1 else rate_limit_counters.hits + 1 end,
+           reset_at = case when rate_limit_counters.reset_at <= now() then excluded.reset_at else rate_limit_counters.reset_at end
+         returning hits, reset_at`,
+};
 
 /** How often counters whose window has passed are swept away. */
 const SWEEP_EVERY_MS = 60_000;
@@ -24,16 +36,12 @@ export class PostgresRateLimitStore implements Store {
   }
 
   async increment(key: string): Promise<ClientRateLimitInfo> {
-    const em = this.orm.em.fork();
-    const [row] = await em.execute<{ hits: number; reset_at: Date }[]>(
-      `insert into rate_limit_counters (key, hits, reset_at)
-       values (?, 1, now() + ? * interval '1 millisecond')
-       on conflict (key) do update set
-         hits = case when rate_limit_counters.reset_at <= now() then 1 else rate_limit_counters.hits + 1 end,
-         reset_at = case when rate_limit_counters.reset_at <= now() then excluded.reset_at else rate_limit_counters.reset_at end
-       returning hits, reset_at`,
-      [this.fullKey(key), this.windowMs],
-    );
+    // On every limited request: a prepared statement on a pool client, not through the ORM.
+    const { rows } = await poolQuery(this.orm.em).query<{ hits: number; reset_at: Date }>({
+      ...COUNT_HIT,
+      values: [this.fullKey(key), this.windowMs],
+    });
+    const row = rows[0];
     this.sweep();
     return { totalHits: Number(row?.hits ?? 1), resetTime: row ? new Date(row.reset_at) : undefined };
   }

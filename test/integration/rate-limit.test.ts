@@ -1,6 +1,7 @@
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api } from '../helpers/http';
+import { PostgresRateLimitStore } from '../../api/middleware/rate-limit-store';
 
 const stacks: TestStack[] = [];
 async function stackWith(env: Record<string, string>): Promise<TestStack> {
@@ -96,5 +97,26 @@ describe('rate limits', () => {
     const publicStatuses = [];
     for (let i = 0; i < 5; i += 1) publicStatuses.push((await api(i % 2 ? second.baseUrl : first.baseUrl).get(unknown)).status);
     expect(publicStatuses).toEqual([404, 404, 404, 404, 429]);
+  });
+
+  it('counts hits in Postgres per key, and starts a new window once the old one has passed', async () => {
+    const stack = await stackWith({});
+    const store = new PostgresRateLimitStore(stack.orm, `store-test-${Date.now()}`);
+    store.init({ windowMs: 400 } as never);
+    const first = await store.increment('k1');
+    expect(first.totalHits).toBe(1);
+    expect(first.resetTime!.getTime()).toBeGreaterThan(Date.now());
+    expect(first.resetTime!.getTime()).toBeLessThanOrEqual(Date.now() + 1_000);
+    expect((await store.increment('k1')).totalHits).toBe(2);
+    expect((await store.increment('k2')).totalHits).toBe(1);
+    const third = await store.increment('k1');
+    expect(third.totalHits).toBe(3);
+    expect(third.resetTime).toEqual(first.resetTime);
+    expect((await store.get('k1'))?.totalHits).toBe(3);
+
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const fresh = await store.increment('k1');
+    expect(fresh.totalHits).toBe(1);
+    expect(fresh.resetTime!.getTime()).toBeGreaterThan(first.resetTime!.getTime());
   });
 });
