@@ -1,5 +1,6 @@
 import { Router, type Request, type Response } from 'express';
 import { DeliverySchema, DeliveryStopSchema } from '../../db/entities';
+import { heldJob as readHeldJob, offerToAccept, recordRiderPosition, riderJobView, riderOffers, type HeldJob, type RiderJobView } from '../../db/rider-reads';
 import { FINAL_DROP } from '../../activities/booking';
 import { distanceKm } from '../../domain/pricing';
 import { isoZ } from '../../domain/delivery-view';
@@ -10,53 +11,17 @@ import { riderAuth, riderOf } from '../middleware/rider-auth';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
 import { checkHandoverProof } from '../services/handover';
 
-/** What the rider routes decide on about a job the rider holds. */
-interface HeldJob {
-  id: string;
-  status: string;
-  verificationMethod: string;
-}
-
-/** The rider app's view of a job (DESIGN section 10). */
-interface RiderJobView {
-  delivery_id: string;
-  reference: string;
-  status: string;
-  stops: Record<string, unknown>[];
-  [field: string]: unknown;
-}
-
-/** Postgres builds the rider's job view, stops in visiting order, so it costs one round trip. */
-const JOB_VIEW_SQL = `
-  select json_build_object(
-    'delivery_id', d.id, 'reference', d.reference, 'status', d.status,
-    'pickup_address', d.pickup_address, 'pickup_lat', d.pickup_lat, 'pickup_lng', d.pickup_lng,
-    'dropoff_address', d.dropoff_address, 'dropoff_lat', d.dropoff_lat, 'dropoff_lng', d.dropoff_lng,
-    'recipient_name', d.recipient_name, 'recipient_phone', d.recipient_phone,
-    'package_size', d.package_size, 'package_description', d.package_description,
-    'verification_method', d.verification_method,
-    'stops', coalesce((
-      select json_agg(json_build_object(
-        'index', s.position, 'dropoff_address', s.dropoff_address, 'dropoff_lat', s.dropoff_lat,
-        'dropoff_lng', s.dropoff_lng, 'recipient_name', s.recipient_name, 'recipient_phone', s.recipient_phone,
-        'package_size', s.package_size, 'package_description', s.package_description, 'status', s.status
-      ) order by s.position)
-      from delivery_stops s where s.delivery_id = d.id
-    ), '[]'::json)
-  ) as job
-  from deliveries d where d.id = ?`;
-
 /** The rider app's API (DESIGN section 10). */
 export function createRiderRouter(deps: AppDeps): Router {
   const { orm, temporal } = deps;
   const router = Router();
   router.use('/rider', riderAuth(orm));
 
-  /** The job as the rider app shows it: the delivery and its additional stops, in one query. */
+  /** The job as the rider app shows it: the delivery and its additional stops. */
   async function jobView(deliveryId: string): Promise<RiderJobView> {
-    const [row] = await orm.em.fork().execute<{ job: RiderJobView }[]>(JOB_VIEW_SQL, [deliveryId]);
-    if (!row) throw ApiError.notFound('Unknown delivery');
-    return row.job;
+    const job = await riderJobView(orm.em, deliveryId);
+    if (!job) throw ApiError.notFound('Unknown delivery');
+    return job;
   }
 
   const statusOf = (deliveryId: string) => async () =>
@@ -67,15 +32,10 @@ export function createRiderRouter(deps: AppDeps): Router {
    * in one round trip: both are on the path from the rider's tap to the partner's webhook.
    */
   async function heldJob(req: Request, res: Response): Promise<{ delivery: HeldJob; position: { lat: number | null; lng: number | null } }> {
-    const { riderId } = riderOf(res);
     const id = requireUuid(req.params.id as string, 'Unknown delivery');
-    const [row] = await orm.em.fork().execute<(HeldJob & { rider_id: string | null; lat: number | null; lng: number | null })[]>(
-      `select d.id, d.rider_id, d.status, d.verification_method as "verificationMethod", r.lat, r.lng
-       from riders r left join deliveries d on d.id = ? where r.id = ?`,
-      [id, riderId],
-    );
-    if (!row?.id || row.rider_id !== riderId) throw ApiError.notFound('This delivery is not yours');
-    return { delivery: { id: row.id, status: row.status, verificationMethod: row.verificationMethod }, position: { lat: row.lat, lng: row.lng } };
+    const { job, position } = await readHeldJob(orm.em, id, riderOf(res).riderId);
+    if (!job) throw ApiError.notFound('This delivery is not yours');
+    return { delivery: job, position };
   }
 
   function requireStatus(delivery: HeldJob, expected: string, what: string): void {
@@ -92,32 +52,12 @@ export function createRiderRouter(deps: AppDeps): Router {
 
   router.post('/rider/location', async (req, res) => {
     const { lat, lng } = req.body as { lat: number; lng: number };
-    // Pings go to Postgres only; they never enter workflow history.
-    await orm.em.fork().execute('update riders set lat = ?, lng = ?, located_at = now() where id = ?', [lat, lng, riderOf(res).riderId]);
+    await recordRiderPosition(orm.em, riderOf(res).riderId, lat, lng);
     res.status(204).end();
   });
 
   router.get('/rider/offers', async (_req, res) => {
-    const rows = await orm.em.fork().execute<
-      {
-        id: string;
-        pickup_address: string;
-        pickup_lat: number;
-        pickup_lng: number;
-        dropoff_address: string;
-        package_size: string;
-        distance_m: number;
-        stops_count: string;
-        expires_at: Date;
-      }[]
-    >(
-      `select d.id, d.pickup_address, d.pickup_lat, d.pickup_lng, d.dropoff_address, d.package_size, d.distance_m,
-         (select count(*) from delivery_stops s where s.delivery_id = d.id) as stops_count, o.expires_at
-       from rider_offers o join deliveries d on d.id = o.delivery_id
-       where o.rider_id = ? and o.expires_at > now() and d.status = 'pending'
-       order by o.created_at desc limit 50`,
-      [riderOf(res).riderId],
-    );
+    const rows = await riderOffers(orm.em, riderOf(res).riderId);
     res.json(
       rows.map((r) => ({
         delivery_id: r.id,
@@ -146,14 +86,7 @@ export function createRiderRouter(deps: AppDeps): Router {
     const id = requireUuid(req.params.id, 'Unknown delivery');
     // The offer, the job's status, and whether and where the rider is, in one round trip: accepts
     // race each other, so the time before the workflow decides is kept short.
-    const [offer] = await orm.em.fork().execute<
-      { status: string; active_delivery_id: string | null; lat: number | null; lng: number | null }[]
-    >(
-      `select d.status, r.active_delivery_id, r.lat, r.lng
-       from rider_offers o join deliveries d on d.id = o.delivery_id join riders r on r.id = o.rider_id
-       where o.delivery_id = ? and o.rider_id = ?`,
-      [id, riderId],
-    );
+    const offer = await offerToAccept(orm.em, id, riderId);
     if (!offer) throw ApiError.notFound('This job was not offered to you');
     if (offer.status !== 'pending') throw ApiError.conflict('This job is no longer available', { status: offer.status });
     if (offer.active_delivery_id && offer.active_delivery_id !== id) throw ApiError.conflict('Finish your current job first');
