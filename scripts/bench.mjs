@@ -17,6 +17,8 @@ const HELP = `npm run bench [-- options]
   --deliveries N          end to end: deliveries in flight (BENCH_DELIVERIES, 50)
   --e2e-seconds N         end to end: how long slots keep booking (BENCH_E2E_SECONDS, 60; quick 10)
   --step-ms N             end to end: a rider's pause between actions (BENCH_STEP_MS, 1000)
+  --accept-after-ms N     end to end: how long a rider takes to accept an offer once it shows
+                          (BENCH_ACCEPT_AFTER_MS, 0: at the first poll that sees it)
   --samples N             lifecycle timings: deliveries one at a time (BENCH_SAMPLES, 50; quick 8)
   --only a,b              run only these: quotes, read, timings, tracking, e2e, booking
   --rate-limit-store S    memory (development default) or postgres (production default)
@@ -60,6 +62,7 @@ function parseOptions(argv) {
     e2eDeliveries: pick('deliveries', 'BENCH_DELIVERIES', 50, 50),
     e2eSeconds: pick('e2e-seconds', 'BENCH_E2E_SECONDS', 60, 10),
     stepMs: pick('step-ms', 'BENCH_STEP_MS', 1000, 1000),
+    acceptAfterMs: pick('accept-after-ms', 'BENCH_ACCEPT_AFTER_MS', 0, 0),
     timingSamples: pick('samples', 'BENCH_SAMPLES', 50, 8),
     only: String(flags.only ?? process.env.BENCH_ONLY ?? 'quotes,read,timings,tracking,e2e,booking').split(','),
     rateLimitStore: String(flags['rate-limit-store'] ?? process.env.BENCH_RATE_LIMIT_STORE ?? 'memory'),

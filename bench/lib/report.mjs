@@ -53,7 +53,7 @@ export function renderReport(results) {
         ['End to end', 'delivered/min', 'delivered', 'webhook lag p50', 'p90', 'p99', 'max', 'missing', 'accept answer p50/p99', 'errors', 'API MB', 'worker MB'],
         [
           [
-            `${e2e.connections} in flight, ${e.stepMs} ms between rider steps`,
+            `${e2e.connections} in flight, ${e.stepMs} ms between rider steps${e.acceptAfterMs ? `, accepts ${e.acceptAfterMs} ms after the offer` : ''}`,
             num(e.deliveriesPerMinute),
             e.completed,
             `${ms(e.webhookLag.p50)} ms`,

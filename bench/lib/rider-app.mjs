@@ -42,11 +42,15 @@ export function riderApp(baseUrl, rider) {
     ping,
     /**
      * Takes the job and carries it to the drop-off, pausing `stepMs` between actions as a rider
-     * rides; `from` is the step to start at. Returns each step's send and answer times.
+     * rides and `acceptAfterMs` between seeing the offer and taking it; `from` is the step to
+     * start at. Returns each step's send and answer times.
      */
-    async drive(job, { stepMs = 0, from = 0, until = STEPS.length } = {}) {
+    async drive(job, { stepMs = 0, acceptAfterMs = 0, from = 0, until = STEPS.length } = {}) {
       const done = [];
-      if (from === 0) await waitForOffer(job.id);
+      if (from === 0) {
+        await waitForOffer(job.id);
+        if (acceptAfterMs > 0) await sleep(acceptAfterMs);
+      }
       for (const [index, step] of STEPS.entries()) {
         if (index < from || index >= until) continue;
         if (step.action === 'pickup') await ping({ lat: job.pickup_lat, lng: job.pickup_lng });

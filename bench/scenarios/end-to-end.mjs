@@ -5,7 +5,7 @@ import { book, bookingBody, sleep } from '../lib/client.mjs';
 import { percentile, summary } from '../lib/stats.mjs';
 
 export async function endToEndScenario(ctx) {
-  const { e2eDeliveries: n, e2eSeconds, stepMs } = ctx.options;
+  const { e2eDeliveries: n, e2eSeconds, stepMs, acceptAfterMs } = ctx.options;
   const riders = ctx.takeRiders(n);
   const lags = [];
   // The same lags by the event the rider's request caused: each step has its own path.
@@ -27,7 +27,7 @@ export async function endToEndScenario(ctx) {
       try {
         const bookedAt = performance.now();
         const job = await book(ctx.partner, bookingBody());
-        const steps = await rider.drive(job, { stepMs });
+        const steps = await rider.drive(job, { stepMs, acceptAfterMs });
         completed += 1;
         lastCompletion = performance.now();
         trips.push(lastCompletion - bookedAt);
@@ -74,6 +74,7 @@ export async function endToEndScenario(ctx) {
       riderAnswerP99: percentile(answers.other, 99),
       tripP50: percentile(trips, 50),
       stepMs,
+      acceptAfterMs,
       failures: failures.slice(0, 5),
       failureCount: failures.length,
     },
