@@ -97,7 +97,7 @@ export async function riderJobView(em: EntityManager, deliveryId: string): Promi
 }
 
 /** The job if this rider holds it (else null), and where the rider last was, in one round trip. */
-export async function heldJob(em: EntityManager, deliveryId: string, riderId: string): Promise<{ job: HeldJob | null; position: RiderPosition }> {
+export async function findHeldJob(em: EntityManager, deliveryId: string, riderId: string): Promise<{ job: HeldJob | null; position: RiderPosition }> {
   const { rows } = await poolQuery(em).query<{
     id: string | null;
     rider_id: string | null;

@@ -12,9 +12,9 @@ export function requestContext(logger: Logger) {
     const requestId = incoming && /^[A-Za-z0-9._-]{1,100}$/.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = requestId;
     res.setHeader('X-Request-Id', requestId);
-    const started = performance.now();
     // Most deployments log at `info`: then the per-request line is never built.
     if (logger.isLevelEnabled('http')) {
+      const started = performance.now();
       res.on('finish', () => {
         logContext.run({ requestId }, () =>
           logger.http('request', {

@@ -1,6 +1,15 @@
 import { Router, type Request, type Response } from 'express';
 import { DeliverySchema, DeliveryStopSchema } from '../../db/entities';
-import { heldJob as readHeldJob, offerToAccept, recordRiderPosition, riderJobView, riderOffers, type HeldJob, type RiderJobView } from '../../db/rider-reads';
+import {
+  findHeldJob,
+  offerToAccept,
+  recordRiderPosition,
+  riderJobView,
+  riderOffers,
+  type HeldJob,
+  type RiderJobView,
+  type RiderPosition,
+} from '../../db/rider-reads';
 import { FINAL_DROP } from '../../activities/booking';
 import { distanceKm } from '../../domain/pricing';
 import { isoZ } from '../../domain/delivery-view';
@@ -31,9 +40,9 @@ export function createRiderRouter(deps: AppDeps): Router {
    * A job this rider holds (any other delivery is unknown to them) and where the rider last was,
    * in one round trip: both are on the path from the rider's tap to the partner's webhook.
    */
-  async function heldJob(req: Request, res: Response): Promise<{ delivery: HeldJob; position: { lat: number | null; lng: number | null } }> {
+  async function heldJob(req: Request, res: Response): Promise<{ delivery: HeldJob; position: RiderPosition }> {
     const id = requireUuid(req.params.id as string, 'Unknown delivery');
-    const { job, position } = await readHeldJob(orm.em, id, riderOf(res).riderId);
+    const { job, position } = await findHeldJob(orm.em, id, riderOf(res).riderId);
     if (!job) throw ApiError.notFound('This delivery is not yours');
     return { delivery: job, position };
   }
