@@ -20,17 +20,25 @@ export function rememberOpenApiRouteMatchers(): void {
   const pathToRegexpModule = require(require.resolve('path-to-regexp', { paths: [validatorDir] })) as { pathToRegexp: PathToRegexp };
   const compile = pathToRegexpModule.pathToRegexp;
   if (typeof compile !== 'function') throw new Error('path-to-regexp no longer exports pathToRegexp; remove api/openapi/route-matchers.ts');
-  const compiled = new Map<string, ReturnType<PathToRegexp>>();
+  // One table per combination of the two flags, keyed by the route string the validator keeps,
+  // so a lookup builds no key: it runs once per documented route on every request.
+  const compiled = [0, 1, 2, 3].map(() => new Map<string, ReturnType<PathToRegexp>>());
   pathToRegexpModule.pathToRegexp = (route, options) => {
-    const keys = options ? Object.keys(options) : [];
-    const validatorShape = typeof route === 'string' && keys.length === 2 && keys[0] === 'sensitive' && keys[1] === 'strict';
-    if (!validatorShape) return compile(route, options);
-    const key = `${options?.sensitive ? 's' : '-'}${options?.strict ? 's' : '-'}${route}`;
-    let matcher = compiled.get(key);
+    if (typeof route !== 'string' || !isValidatorShape(options)) return compile(route, options);
+    const table = compiled[(options.sensitive ? 2 : 0) + (options.strict ? 1 : 0)]!;
+    let matcher = table.get(route);
     if (!matcher) {
       matcher = compile(route, options);
-      compiled.set(key, matcher);
+      table.set(route, matcher);
     }
     return matcher;
   };
+}
+
+/** The validator passes exactly `{ sensitive, strict }`; Express's router never passes `strict`. */
+function isValidatorShape(options: Record<string, unknown> | undefined): options is { sensitive: unknown; strict: unknown } {
+  if (options === undefined || !('strict' in options) || !('sensitive' in options)) return false;
+  let keys = 0;
+  for (const key in options) if (Object.hasOwn(options, key)) keys += 1;
+  return keys === 2;
 }

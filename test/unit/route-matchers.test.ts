@@ -25,5 +25,8 @@ describe('OpenAPI route matchers', () => {
     const once = validatorsPathToRegexp.pathToRegexp('/track/:id', { end: false });
     expect(validatorsPathToRegexp.pathToRegexp('/track/:id', { end: false })).not.toBe(once);
     expect(once.regexp.test('/track/abc/public')).toBe(true);
+    // The validator's two flags plus another option are not the validator's call.
+    const withEnd = { sensitive: false, strict: false, end: false };
+    expect(validatorsPathToRegexp.pathToRegexp('/track/:id', withEnd)).not.toBe(validatorsPathToRegexp.pathToRegexp('/track/:id', withEnd));
   });
 });
