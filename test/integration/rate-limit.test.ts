@@ -1,9 +1,11 @@
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api } from '../helpers/http';
-import { PostgresRateLimitStore } from '../../api/middleware/rate-limit-store';
+import { COUNT_TRUSTED_FOR_MS, PostgresRateLimitStore } from '../../api/middleware/rate-limit-store';
 
 const stacks: TestStack[] = [];
+/** Stores in these tests write their counted hits when told to (`flush`), not on a timer. */
+const NO_TIMED_WRITES = 10 * 60_000;
 async function stackWith(env: Record<string, string>): Promise<TestStack> {
   const stack = await startTestStack({ env, withoutWorker: true });
   stacks.push(stack);
@@ -118,5 +120,113 @@ describe('rate limits', () => {
     const fresh = await store.increment('k1');
     expect(fresh.totalHits).toBe(1);
     expect(fresh.resetTime!.getTime()).toBeGreaterThan(first.resetTime!.getTime());
+  });
+
+  it('counts the first half of a large budget in the process and writes it in batches, the second half one hit at a time', async () => {
+    const stack = await stackWith({});
+    const store = new PostgresRateLimitStore(stack.orm, `batch-test-${Date.now()}`, NO_TIMED_WRITES);
+    store.init({ windowMs: 60_000, limit: 200 } as never);
+    const written = async (): Promise<number | undefined> => {
+      const [row] = await stack.orm.em.fork().execute<{ hits: number }[]>('select hits from rate_limit_counters where key = ?', [`${store.prefix}:k`]);
+      return row?.hits;
+    };
+
+    const totals: number[] = [];
+    for (let i = 0; i < 100; i += 1) totals.push((await store.increment('k')).totalHits);
+    expect(totals).toEqual(Array.from({ length: 100 }, (_, i) => i + 1));
+    // Only the window's first hit went to Postgres.
+    expect(await written()).toBe(1);
+    await store.flush();
+    expect(await written()).toBe(100);
+
+    // Past half the budget every hit is written before it is answered.
+    expect((await store.increment('k')).totalHits).toBe(101);
+    expect(await written()).toBe(101);
+    store.shutdown();
+  });
+
+  it('never lets two processes together overspend a large budget, and counts hits on a spent budget without a write each', async () => {
+    const stack = await stackWith({});
+    const prefix = `shared-test-${Date.now()}`;
+    const [first, second] = [new PostgresRateLimitStore(stack.orm, prefix, NO_TIMED_WRITES), new PostgresRateLimitStore(stack.orm, prefix, NO_TIMED_WRITES)];
+    for (const store of [first, second]) store.init({ windowMs: 60_000, limit: 200 } as never);
+    const written = async (): Promise<number | undefined> => {
+      const [row] = await stack.orm.em.fork().execute<{ hits: number }[]>('select hits from rate_limit_counters where key = ?', [`${prefix}:k`]);
+      return row?.hits;
+    };
+
+    for (let i = 0; i < 60; i += 1) await first.increment('k');
+    await first.flush();
+    // The other process has not seen the key: it asks, and then counts on top of what it heard.
+    expect((await second.increment('k')).totalHits).toBe(61);
+    for (let i = 0; i < 39; i += 1) await second.increment('k');
+    await second.flush();
+    expect(await written()).toBe(100);
+    // The first process heard 60 under a second ago, so it still counts on top of that (the
+    // documented bound: within a second, in the first half of the budget); its write corrects it.
+    expect((await first.increment('k')).totalHits).toBe(61);
+    await first.flush();
+    expect(await written()).toBe(101);
+
+    // 150 hits at once through both: the budget's second half is counted exactly.
+    const answers = await Promise.all(Array.from({ length: 150 }, (_, i) => (i % 2 ? second : first).increment('k')));
+    const totals = answers.map((a) => a.totalHits).sort((a, b) => a - b);
+    expect(totals).toEqual(Array.from({ length: 150 }, (_, i) => 102 + i));
+    expect(totals.filter((t) => t <= 200)).toHaveLength(99);
+    expect(await written()).toBe(251);
+
+    // The budget is spent: once the process knows it, more hits are counted in the process and written together.
+    expect((await first.increment('k')).totalHits).toBeGreaterThan(200);
+    const afterOne = await written();
+    const later = [];
+    for (let i = 0; i < 9; i += 1) later.push((await first.increment('k')).totalHits);
+    expect(Math.min(...later)).toBeGreaterThan(200);
+    expect(await written()).toBe(afterOne);
+    await first.flush();
+    expect(await written()).toBe(261);
+    first.shutdown();
+    second.shutdown();
+  });
+
+  it('asks Postgres again once the count it heard is a second old', async () => {
+    const stack = await stackWith({});
+    const prefix = `trust-test-${Date.now()}`;
+    const [first, second] = [new PostgresRateLimitStore(stack.orm, prefix, NO_TIMED_WRITES), new PostgresRateLimitStore(stack.orm, prefix, NO_TIMED_WRITES)];
+    for (const store of [first, second]) store.init({ windowMs: 60_000, limit: 1000 } as never);
+    for (let i = 0; i < 5; i += 1) await first.increment('k');
+    await first.flush();
+    for (let i = 0; i < 10; i += 1) await second.increment('k');
+    await second.flush();
+    await new Promise((resolve) => setTimeout(resolve, COUNT_TRUSTED_FOR_MS + 100));
+    // Counted on top of its old 5 it would answer 6; it asks, and sees the other process's hits.
+    expect((await first.increment('k')).totalHits).toBe(16);
+    first.shutdown();
+    second.shutdown();
+  });
+
+  it('starts a new window for hits counted in the process once the old one has passed', async () => {
+    const stack = await stackWith({});
+    const store = new PostgresRateLimitStore(stack.orm, `window-test-${Date.now()}`);
+    store.init({ windowMs: 300, limit: 1000 } as never);
+    const first = await store.increment('k');
+    for (let i = 0; i < 4; i += 1) await store.increment('k');
+    expect((await store.increment('k')).totalHits).toBe(6);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const fresh = await store.increment('k');
+    expect(fresh.totalHits).toBe(1);
+    expect(fresh.resetTime!.getTime()).toBeGreaterThan(first.resetTime!.getTime());
+    store.shutdown();
+  });
+
+  it('answers a large shared budget exactly through HTTP: every allowed request is counted, then 429', async () => {
+    const stack = await stackWith({ RATE_LIMIT_STORE: 'postgres', RATE_LIMIT_PARTNER_PER_MINUTE: '120' });
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const remaining: string[] = [];
+    for (let i = 0; i < 70; i += 1) remaining.push(/; r=(\d+);/.exec((await client.get('/partner/deliveries?limit=1')).headers.get('ratelimit') ?? '')?.[1] ?? '');
+    expect(remaining).toEqual(Array.from({ length: 70 }, (_, i) => String(119 - i)));
+    const burst = await Promise.all(Array.from({ length: 60 }, () => client.get('/partner/deliveries?limit=1')));
+    expect(burst.filter((a) => a.status === 200)).toHaveLength(50);
+    expectRateLimited(burst.find((a) => a.status === 429)!, 120);
   });
 });
