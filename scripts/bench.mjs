@@ -21,7 +21,8 @@ const HELP = `npm run bench [-- options]
                           (BENCH_ACCEPT_AFTER_MS, 0: at the first poll that sees it)
   --samples N             lifecycle timings: deliveries one at a time (BENCH_SAMPLES, 50; quick 8)
   --only a,b              run only these: quotes, read, timings, tracking, e2e, booking
-  --rate-limit-store S    memory (development default) or postgres (production default)
+  --rate-limit-store S    postgres (the production default, and the bench's) or memory (development's)
+                          (BENCH_RATE_LIMIT_STORE)
   --temporal-db S         wal (default: the dev server's SQLite file in WAL mode, no fsync per commit),
                           file (the default journal, no WAL) or memory (BENCH_TEMPORAL_DB)
   --profile               run the API and worker with --cpu-prof; prints their hottest functions
@@ -65,7 +66,7 @@ function parseOptions(argv) {
     acceptAfterMs: pick('accept-after-ms', 'BENCH_ACCEPT_AFTER_MS', 0, 0),
     timingSamples: pick('samples', 'BENCH_SAMPLES', 50, 8),
     only: String(flags.only ?? process.env.BENCH_ONLY ?? 'quotes,read,timings,tracking,e2e,booking').split(','),
-    rateLimitStore: String(flags['rate-limit-store'] ?? process.env.BENCH_RATE_LIMIT_STORE ?? 'memory'),
+    rateLimitStore: String(flags['rate-limit-store'] ?? process.env.BENCH_RATE_LIMIT_STORE ?? 'postgres'),
     temporalDb: String(flags['temporal-db'] ?? process.env.BENCH_TEMPORAL_DB ?? 'wal'),
     profile: Boolean(flags.profile) || process.env.BENCH_PROFILE === '1',
   };
