@@ -11,6 +11,22 @@ async function stackWith(env: Record<string, string>): Promise<TestStack> {
   stacks.push(stack);
   return stack;
 }
+/** Two stores on one prefix and budget, as two API processes hold them. */
+function storesOfTwoProcesses(stack: TestStack, prefix: string, limit: number): [PostgresRateLimitStore, PostgresRateLimitStore] {
+  const store = (): PostgresRateLimitStore => {
+    const one = new PostgresRateLimitStore(stack.orm, prefix, NO_TIMED_WRITES);
+    one.init({ windowMs: 60_000, limit } as never);
+    return one;
+  };
+  return [store(), store()];
+}
+
+/** The hits Postgres holds for a store's key. */
+async function writtenHits(stack: TestStack, fullKey: string): Promise<number | undefined> {
+  const [row] = await stack.orm.em.fork().execute<{ hits: number }[]>('select hits from rate_limit_counters where key = ?', [fullKey]);
+  return row?.hits;
+}
+
 afterAll(async () => {
   await Promise.all(stacks.map((s) => s.close()));
 });
@@ -126,10 +142,7 @@ describe('rate limits', () => {
     const stack = await stackWith({});
     const store = new PostgresRateLimitStore(stack.orm, `batch-test-${Date.now()}`, NO_TIMED_WRITES);
     store.init({ windowMs: 60_000, limit: 200 } as never);
-    const written = async (): Promise<number | undefined> => {
-      const [row] = await stack.orm.em.fork().execute<{ hits: number }[]>('select hits from rate_limit_counters where key = ?', [`${store.prefix}:k`]);
-      return row?.hits;
-    };
+    const written = () => writtenHits(stack, `${store.prefix}:k`);
 
     const totals: number[] = [];
     for (let i = 0; i < 100; i += 1) totals.push((await store.increment('k')).totalHits);
@@ -148,12 +161,8 @@ describe('rate limits', () => {
   it('never lets two processes together overspend a large budget, and counts hits on a spent budget without a write each', async () => {
     const stack = await stackWith({});
     const prefix = `shared-test-${Date.now()}`;
-    const [first, second] = [new PostgresRateLimitStore(stack.orm, prefix, NO_TIMED_WRITES), new PostgresRateLimitStore(stack.orm, prefix, NO_TIMED_WRITES)];
-    for (const store of [first, second]) store.init({ windowMs: 60_000, limit: 200 } as never);
-    const written = async (): Promise<number | undefined> => {
-      const [row] = await stack.orm.em.fork().execute<{ hits: number }[]>('select hits from rate_limit_counters where key = ?', [`${prefix}:k`]);
-      return row?.hits;
-    };
+    const [first, second] = storesOfTwoProcesses(stack, prefix, 200);
+    const written = () => writtenHits(stack, `${prefix}:k`);
 
     for (let i = 0; i < 60; i += 1) await first.increment('k');
     await first.flush();
@@ -191,8 +200,7 @@ describe('rate limits', () => {
   it('asks Postgres again once the count it heard is a second old', async () => {
     const stack = await stackWith({});
     const prefix = `trust-test-${Date.now()}`;
-    const [first, second] = [new PostgresRateLimitStore(stack.orm, prefix, NO_TIMED_WRITES), new PostgresRateLimitStore(stack.orm, prefix, NO_TIMED_WRITES)];
-    for (const store of [first, second]) store.init({ windowMs: 60_000, limit: 1000 } as never);
+    const [first, second] = storesOfTwoProcesses(stack, prefix, 1000);
     for (let i = 0; i < 5; i += 1) await first.increment('k');
     await first.flush();
     for (let i = 0; i < 10; i += 1) await second.increment('k');
