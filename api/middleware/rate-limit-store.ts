@@ -37,10 +37,10 @@ interface CountRow {
 const SWEEP_EVERY_MS = 60_000;
 
 /** How often the hits counted in the process are written. */
-export const WRITE_EVERY_MS = 50;
+const WRITE_EVERY_MS = 50;
 
 /** Budgets below this are counted one hit at a time: half of them is a burst of a few requests. */
-export const LOCAL_COUNTING_MIN_LIMIT = 100;
+const LOCAL_COUNTING_MIN_LIMIT = 100;
 
 /** How long a count heard from Postgres is trusted for counting on top of it in the process. */
 export const COUNT_TRUSTED_FOR_MS = 1_000;
