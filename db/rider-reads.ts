@@ -29,6 +29,12 @@ export interface RiderJobView {
   [field: string]: unknown;
 }
 
+/** What the accept decides on: the job's status, and whether and where the rider is busy. */
+export interface OfferToAccept extends RiderPosition {
+  status: string;
+  active_delivery_id: string | null;
+}
+
 export interface OfferRow {
   id: string;
   pickup_address: string;
@@ -122,8 +128,8 @@ export async function offerToAccept(
   em: EntityManager,
   deliveryId: string,
   riderId: string,
-): Promise<({ status: string; active_delivery_id: string | null } & RiderPosition) | null> {
-  const { rows } = await poolQuery(em).query<{ status: string; active_delivery_id: string | null } & RiderPosition>({
+): Promise<OfferToAccept | null> {
+  const { rows } = await poolQuery(em).query<OfferToAccept>({
     ...OFFER_TO_ACCEPT,
     values: [deliveryId, riderId],
   });

@@ -3,22 +3,12 @@ import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import { poolQuery } from '../../db/pool-query';
 
 /**
- * Adds hits to a key's window, or starts a new window when the old one has passed; answers the
- * window's count and how long it has left by the database clock.
+ * Adds hits to keys' windows, starting a new window where the old one has passed; answers each
+ * window's count and how long it has left by the database clock. One key for a hit that must be
+ * exact, many for the hits counted in the process since the last write.
  */
 const ADD_HITS = {
   name: 'rate-limit-add-hits',
-  text: `insert into rate_limit_counters (key, hits, reset_at)
-         values ($1, $2, now() + $3::integer * interval '1 millisecond')
-         on conflict (key) do update set
-           hits = case when rate_limit_counters.reset_at <= now() then excluded.hits else rate_limit_counters.hits + excluded.hits end,
-           reset_at = case when rate_limit_counters.reset_at <= now() then excluded.reset_at else rate_limit_counters.reset_at end
-         returning hits, reset_at, extract(epoch from reset_at - now()) * 1000 as left_ms`,
-};
-
-/** The same for many keys in one statement: the hits counted in the process since the last write. */
-const ADD_HITS_BATCH = {
-  name: 'rate-limit-add-hits-batch',
   text: `insert into rate_limit_counters (key, hits, reset_at)
          select key, hits, now() + $3::integer * interval '1 millisecond' from unnest($1::text[], $2::integer[]) as t(key, hits)
          on conflict (key) do update set
@@ -28,6 +18,7 @@ const ADD_HITS_BATCH = {
 };
 
 interface CountRow {
+  key: string;
   hits: number;
   reset_at: Date;
   left_ms: string | number;
@@ -116,14 +107,14 @@ export class PostgresRateLimitStore implements Store {
     if (current) current.unwritten = 0;
     let row: CountRow | undefined;
     try {
-      ({ rows: [row] } = await poolQuery(this.orm.em).query<CountRow>({ ...ADD_HITS, values: [fullKey, hits, this.windowMs] }));
+      ({ rows: [row] } = await poolQuery(this.orm.em).query<CountRow>({ ...ADD_HITS, values: [[fullKey], [hits], this.windowMs] }));
     } catch (error) {
       if (current) current.unwritten += hits - 1;
       throw error;
     }
     this.sweep();
     if (!row) return { totalHits: hits, resetTime: undefined };
-    this.remember(fullKey, row);
+    this.remember(row);
     // This hit's own count, exact under the row lock (answers to hits sent together may arrive in any order).
     return { totalHits: Number(row.hits), resetTime: new Date(row.reset_at) };
   }
@@ -133,8 +124,9 @@ export class PostgresRateLimitStore implements Store {
     const [row] = await this.orm.em
       .fork()
       .execute<{ hits: number; reset_at: Date }[]>('select hits, reset_at from rate_limit_counters where key = ? and reset_at > now()', [fullKey]);
-    const unwritten = this.known.get(fullKey)?.unwritten ?? 0;
-    if (!row) return unwritten > 0 ? { totalHits: unwritten, resetTime: this.known.get(fullKey)?.resetTime } : undefined;
+    const window = this.known.get(fullKey);
+    const unwritten = window?.unwritten ?? 0;
+    if (!row) return window && unwritten > 0 ? { totalHits: unwritten, resetTime: window.resetTime } : undefined;
     return { totalHits: Number(row.hits) + unwritten, resetTime: new Date(row.reset_at) };
   }
 
@@ -171,33 +163,28 @@ export class PostgresRateLimitStore implements Store {
   private countsLocally(window: KnownWindow): boolean {
     const now = Date.now();
     if (this.limit === undefined || now >= window.endsAt || now - window.heardAt >= COUNT_TRUSTED_FOR_MS) return false;
-    const next = countOf(window) + 1;
-    if (next > this.limit) return next - 1 >= this.limit;
-    return this.limit >= LOCAL_COUNTING_MIN_LIMIT && next <= this.limit / 2;
+    const count = countOf(window);
+    // A spent budget stays spent; the first half of a large one is far from its end.
+    return count >= this.limit || (this.limit >= LOCAL_COUNTING_MIN_LIMIT && count + 1 <= this.limit / 2);
   }
 
-  private remember(fullKey: string, row: CountRow): KnownWindow {
+  /** Takes in what Postgres answered about a key's window. */
+  private remember(row: CountRow): void {
     const resetTime = new Date(row.reset_at);
     const written = Number(row.hits);
     const now = Date.now();
-    const window = this.known.get(fullKey);
+    const endsAt = now + Number(row.left_ms);
+    const window = this.known.get(row.key);
     if (!window) {
-      const fresh = { written, writing: 0, unwritten: 0, resetTime, heardAt: now, endsAt: now + Number(row.left_ms) };
-      this.known.set(fullKey, fresh);
-      return fresh;
-    }
-    if (resetTime.getTime() > window.resetTime.getTime()) {
+      this.known.set(row.key, { written, writing: 0, unwritten: 0, resetTime, heardAt: now, endsAt });
+    } else if (resetTime.getTime() > window.resetTime.getTime()) {
       // The database started a new window. Hits counted here meanwhile are still to be written: keep them.
-      window.resetTime = resetTime;
-      window.endsAt = now + Number(row.left_ms);
-      window.written = written;
-      window.heardAt = now;
+      Object.assign(window, { written, resetTime, heardAt: now, endsAt });
     } else if (resetTime.getTime() === window.resetTime.getTime()) {
       // Answers may arrive out of order; the count of a window only grows.
       window.written = Math.max(window.written, written);
       window.heardAt = now;
     }
-    return window;
   }
 
   private scheduleWrite(): void {
@@ -222,9 +209,9 @@ export class PostgresRateLimitStore implements Store {
       window.unwritten = 0;
     }
     if (keys.length === 0) return;
-    let rows: (CountRow & { key: string })[] = [];
+    let rows: CountRow[] = [];
     try {
-      ({ rows } = await poolQuery(this.orm.em).query<CountRow & { key: string }>({ ...ADD_HITS_BATCH, values: [keys, hits, this.windowMs] }));
+      ({ rows } = await poolQuery(this.orm.em).query<CountRow>({ ...ADD_HITS, values: [keys, hits, this.windowMs] }));
     } catch {
       // Postgres did not answer: keep the hits and try again at the next interval. The requests
       // that need an exact count get the error themselves.
@@ -233,7 +220,7 @@ export class PostgresRateLimitStore implements Store {
     } finally {
       for (const window of windows) window.writing = 0;
     }
-    for (const row of rows) this.remember(row.key, row);
+    for (const row of rows) this.remember(row);
   }
 
   /** Keys seen once are not kept for ever: a window that has ended, with nothing left to write, is dropped. */
