@@ -56,7 +56,9 @@ export function createApp(deps: AppDeps): Express {
     OpenApiValidator.middleware({
       apiSpec: document as never,
       validateApiSpec: false,
-      validateRequests: { allErrors: true, removeAdditional: 'all', allowUnknownQueryParameters: true, coerceTypes: true },
+      // Query and path parameters are always coerced from their strings; a JSON body is taken as
+      // typed, so `null` or `"5.5"` for a number is refused rather than read as 0 or 5.5.
+      validateRequests: { allErrors: true, removeAdditional: 'all', allowUnknownQueryParameters: true, coerceTypes: false },
       validateResponses: deps.validateResponses ?? false,
       validateSecurity: false,
       ignoreUndocumented: false,

@@ -2,7 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api } from '../helpers/http';
-import { bookingBody, registerAccount } from '../helpers/bookings';
+import { bookingBody, registerAccount, SANDBOX } from '../helpers/bookings';
 import { revokeApiKey } from '../../db/accounts';
 
 let stack: TestStack;
@@ -36,6 +36,29 @@ describe('the error envelope', () => {
     expect(res.status).toBe(400);
     expectEnvelope(res.body, 'bad_request');
     expect(Object.keys(res.body.error.details)).toEqual(expect.arrayContaining(['pickup_lat', 'package_size', 'recipient_name']));
+  });
+
+  it('takes JSON types as written: a null, a string for a number or a number for a string is refused, and nothing is stored', async () => {
+    const { liveKey, partnerId } = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, liveKey);
+    await registerAccount(stack.baseUrl, liveKey);
+    const route = { pickup_lat: 5.55, pickup_lng: -0.21, dropoff_lat: 5.6, dropoff_lng: -0.17 };
+    for (const [field, value] of [['pickup_lat', null], ['pickup_lat', '5.55'], ['dropoff_lng', true]] as const) {
+      const res = await client.post('/partner/quotes', { ...route, [field]: value });
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'bad_request');
+      expect(Object.keys(res.body.error.details)).toEqual([field]);
+    }
+    for (const [field, value] of [['pickup_lat', null], ['recipient_name', 12345]] as const) {
+      const res = await client.post('/partner/deliveries', bookingBody({ [field]: value }));
+      expect(res.status).toBe(400);
+      expect(Object.keys(res.body.error.details)).toEqual([field]);
+    }
+    const res = await client.post('/partner/payment-methods', { provider: 'network_a', phone: SANDBOX.ok, account_name: 'Ama', is_default: 'false' });
+    expect(res.status).toBe(400);
+    expect(Object.keys(res.body.error.details)).toEqual(['is_default']);
+    const stored = await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId]);
+    expect(stored).toEqual([]);
   });
 
   it('refuses a body that is not JSON with 415 unsupported_media_type', async () => {

@@ -65,6 +65,19 @@ describe('callback URL settings', () => {
     expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: PUBLIC_URL });
   });
 
+  it('refuses an empty string instead of reading it as null, and keeps the URL', async () => {
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.liveKey);
+    await client.put('/partner/webhook', { webhook_url: PUBLIC_URL });
+
+    const res = await client.put('/partner/webhook', { webhook_url: '' });
+
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('bad_request');
+    expect(Object.keys(res.body.error.details)).toEqual(['webhook_url']);
+    expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: PUBLIC_URL });
+  });
+
   it('refuses a body without webhook_url', async () => {
     const partner = await makePartner(stack.orm);
     const res = await api(stack.baseUrl, partner.liveKey).put('/partner/webhook', {});
