@@ -2,6 +2,7 @@ import { Router, type NextFunction, type Request, type Response } from 'express'
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DELIVERY_VERSION_SQL, deliveryVersion } from '../../db/delivery-reads';
 import { isoZ } from '../../domain/delivery-view';
+import { ACTIVE_FOR_RIDER, type DeliveryStatus } from '../../domain/lifecycle';
 import { deliveryReference } from '../../domain/reference';
 import { firstNameAndInitial } from '../../domain/redaction';
 import type { AppDeps } from '../deps';
@@ -98,7 +99,10 @@ export function createTrackingRouter({ orm, eta, settings, logger }: AppDeps): R
     if (!d) throw ApiError.notFound('Unknown delivery');
     const stops: EtaStop[] = d.stops.map((s) => ({ position: s.position, status: s.status, dropoffLat: s.dropoff_lat, dropoffLng: s.dropoff_lng }));
     const hasRider = d.rider_name !== null;
-    const riderPosition = hasRider && d.rider_lat !== null && d.rider_lng !== null ? { lat: d.rider_lat, lng: d.rider_lng } : null;
+    // The rider's position is shown only while they are on this job: once it has ended, where
+    // they go next is no business of whoever holds this delivery's id.
+    const onThisJob = hasRider && ACTIVE_FOR_RIDER.includes(d.status as DeliveryStatus);
+    const riderPosition = onThisJob && d.rider_lat !== null && d.rider_lng !== null ? { lat: d.rider_lat, lng: d.rider_lng } : null;
     const estimate = await etaFor(
       orm,
       eta,

@@ -182,6 +182,28 @@ describe('public tracking view', () => {
     expect(view.eta_min).toBe(toDrop);
   });
 
+  it('stops showing where the rider is once the job has ended, delivered or cancelled', async () => {
+    const delivered = await acceptedDelivery();
+    await delivered.riderApi.post(`/rider/deliveries/${delivered.created.id}/pickup`);
+    await delivered.riderApi.post(`/rider/deliveries/${delivered.created.id}/depart`);
+    await moveRider(delivered.riderApi, { lat: 5.6, lng: -0.18 });
+    expect((await track(delivered.created.id)).body.rider).toMatchObject({ lat: 5.6, lng: -0.18 });
+    expect((await delivered.riderApi.post(`/rider/deliveries/${delivered.created.id}/deliver`)).status).toBe(200);
+    const cancelled = await acceptedDelivery();
+    expect((await api(stack.baseUrl, cancelled.partner.liveKey).post(`/partner/deliveries/${cancelled.created.id}/cancel`)).status).toBe(200);
+
+    // Both riders ride on to their next jobs.
+    await moveRider(delivered.riderApi, { lat: 5.7001, lng: -0.3002 });
+    await moveRider(cancelled.riderApi, { lat: 5.6001, lng: -0.2502 });
+
+    for (const [{ created }, status] of [[delivered, 'delivered'], [cancelled, 'cancelled']] as const) {
+      const { body: view } = await track(created.id);
+      expect(view.status).toBe(status);
+      expect(view.rider).toEqual({ name: 'Kwame B.', vehicle: 'Motorbike', rating: 4.8, lat: null, lng: null });
+      expect(view.eta_min).toBeNull();
+    }
+  });
+
   it('answers an unchanged view from kept bytes identical to the first answer, headers included', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
