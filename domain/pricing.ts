@@ -12,7 +12,7 @@ export const RATE_CARD: RateCard = { baseFare: 1000, perKm: 250, serviceFee: 200
 
 export interface Fare {
   baseFare: Pesewas;
-  /** Road distance over the whole route, in metres. */
+  /** Road distance over the whole route, in whole metres (as a booking stores it). */
   distanceMeters: number;
   distanceFee: Pesewas;
   serviceFee: Pesewas;
@@ -26,11 +26,14 @@ export function distanceKm(distanceMeters: number): number {
 
 /**
  * Prices a route. The distance fee is charged on the shown distance (two decimals of a km)
- * and rounded to the pesewa, so the parts always add up to the total a partner sees.
+ * and rounded to the pesewa, so the parts always add up to the total a partner sees. The
+ * distance is first taken to whole metres, as it is stored, so the kilometres a booking shows
+ * later are the ones it was charged for (11,514.99 m would otherwise be charged as 11.51 km
+ * and shown as 11.52).
  */
-export function priceRoute(distanceMeters: number, card: RateCard = RATE_CARD): Fare {
-  const km = distanceKm(distanceMeters);
-  const distanceFee = Math.round(km * card.perKm);
+export function priceRoute(routeMeters: number, card: RateCard = RATE_CARD): Fare {
+  const distanceMeters = Math.round(routeMeters);
+  const distanceFee = Math.round(distanceKm(distanceMeters) * card.perKm);
   return {
     baseFare: card.baseFare,
     distanceMeters,

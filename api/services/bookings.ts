@@ -124,7 +124,7 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
             id, auth.partnerId, auth.mode, reference, accountId, body.pickup_address, body.pickup_lat, body.pickup_lng,
             body.dropoff_address, body.dropoff_lat, body.dropoff_lng, body.package_size, body.package_description ?? null,
             body.recipient_name, body.recipient_phone, input.verificationMethod, scheduledAt, fare.baseFare,
-            Math.round(fare.distanceMeters), fare.distanceFee, fare.serviceFee, fare.totalFare, now, now,
+            fare.distanceMeters, fare.distanceFee, fare.serviceFee, fare.totalFare, now, now,
           ],
         );
         for (const [position, stop] of (body.additional_stops ?? []).entries()) {

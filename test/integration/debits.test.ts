@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
-import { SANDBOX, book, registerAccount } from '../helpers/bookings';
+import { SANDBOX, book, registerAccount, stopBody } from '../helpers/bookings';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { paymentSettledSignal } from '../../workflows/messages';
 
@@ -93,6 +93,22 @@ describe('the debit of a booking on the sandbox network', () => {
     expect(await ledger(stack, booked.id)).toEqual([
       { reference: booked.id, phone: SANDBOX.ok, provider: 'network_a', amount: cents(paid.total_fare), state: 'paid', reason: null },
     ]);
+  });
+
+  it('debits a multi-stop route for exactly the kilometres the booking shows', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    // Through Osu at this point the route is 11,514.69 m: charged as 11.51 km if priced before
+    // the metres are rounded as they are stored, and shown as 11.52 km.
+    const booked = await book(stack.baseUrl, partner.testKey, { additional_stops: [stopBody({ dropoff_lat: 5.556, dropoff_lng: -0.182 })] });
+
+    const paid = await paymentStatusBecomes(stack, partner.testKey, booked.id, 'paid');
+
+    expect(paid.distance_km).toBe(11.52);
+    expect(cents(paid.distance_fee)).toBe(Math.round(paid.distance_km * 250));
+    expect(cents(paid.total_fare)).toBe(1000 + cents(paid.distance_fee) + 200);
+    const [debit] = await debits(stack, booked.id);
+    expect(debit?.amount).toBe(cents(paid.total_fare));
   });
 
   it('ends as failed when the wallet declines (…2222), without retrying, and the delivery goes on', async () => {

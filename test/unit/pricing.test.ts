@@ -15,6 +15,17 @@ describe('pricing', () => {
     expect(fare.distanceFee).toBe(Math.round(12.35 * RATE_CARD.perKm));
   });
 
+  it('charges the kilometres a booking shows later, for a route of fractional metres', () => {
+    for (const routeMeters of [11_514.99, 11_515.49, 4_994.5, 87_654.321]) {
+      const fare = priceRoute(routeMeters);
+      // A booking stores whole metres and shows them as km with two decimals.
+      expect(Number.isInteger(fare.distanceMeters)).toBe(true);
+      expect(fare.distanceMeters).toBe(Math.round(routeMeters));
+      expect(fare.distanceFee).toBe(Math.round(distanceKm(fare.distanceMeters) * RATE_CARD.perKm));
+    }
+    expect(quoteView(priceRoute(11_514.99))).toMatchObject({ distance_km: 11.52, distance_fee: 28.8 });
+  });
+
   it('shows cedis with at most two decimals and parts that add up exactly', () => {
     for (const metres of [0, 1, 999, 5_555, 12_345, 87_654, 123_456]) {
       const quote = quoteView(priceRoute(metres));
