@@ -42,6 +42,23 @@ async function createKey(client: ReturnType<typeof dashboardClient>, mode: 'test
 
 const fieldError = (html: string, name: string) => new RegExp(`id="${name}-error">([^<]+)<`).exec(html)?.[1];
 
+describe('dashboard API keys', () => {
+  it('takes a label of up to 100 characters (DESIGN section 9) and refuses a longer one, creating nothing', async () => {
+    const { partnerId, client } = await account();
+    const keysOf = () => stack.orm.em.fork().execute<{ label: string }[]>('select label from api_keys where partner_id = ?', [partnerId]);
+
+    const tooLong = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'k'.repeat(101), mode: 'test' });
+    expect(tooLong.status).toBe(400);
+    expect(fieldError(tooLong.text, 'label')).toBe('Use at most 100 characters');
+    expect(await keysOf()).toEqual([]);
+
+    const longest = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'k'.repeat(100), mode: 'test' });
+    expect(longest.status).toBe(201);
+    expect(longest.text).toContain('maxlength="100"');
+    expect(await keysOf()).toEqual([{ label: 'k'.repeat(100) }]);
+  });
+});
+
 describe('dashboard Mobile Money accounts', () => {
   it('registers a number under the name the network holds, and makes the first one the default', async () => {
     const { client } = await account();

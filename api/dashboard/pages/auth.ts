@@ -1,6 +1,7 @@
 import { html, type Html } from '../html';
 import { errorSummary, field, type FieldErrors } from './forms';
 import { csrfInput, layout, type PageContext } from './layout';
+import { LIMITS } from '../../openapi/schemas';
 
 export const PASSWORD_MIN = 10;
 
@@ -16,7 +17,7 @@ export function signUpPage(ctx: PageContext, values: Record<string, string> = {}
       ${errorSummary(errors)}
       <form method="post" action="/dashboard/signup" novalidate>
         ${csrfInput(ctx)}
-        ${field(errors, { name: 'business_name', label: SIGNUP_LABELS.business_name, value: values.business_name, autocomplete: 'organization', required: true, maxlength: 120 })}
+        ${field(errors, { name: 'business_name', label: SIGNUP_LABELS.business_name, value: values.business_name, autocomplete: 'organization', required: true, maxlength: LIMITS.name })}
         ${field(errors, { name: 'email', label: SIGNUP_LABELS.email, type: 'email', value: values.email, autocomplete: 'email', inputmode: 'email', required: true, maxlength: 254, hint: 'We send a confirmation link here.' })}
         ${field(errors, { name: 'password', label: SIGNUP_LABELS.password, type: 'password', autocomplete: 'new-password', required: true, maxlength: 200, hint: `At least ${PASSWORD_MIN} characters.` })}
         <button type="submit" class="button primary">Create account</button>

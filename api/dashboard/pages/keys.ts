@@ -4,6 +4,7 @@ import { copyField } from './copy';
 import { badge, when } from './format';
 import { choice, errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';
+import { LIMITS } from '../../openapi/schemas';
 
 export interface KeyRow {
   id: string;
@@ -77,7 +78,7 @@ export function keysPage(
           ? html`${errorSummary(errors)}
             <form method="post" action="/dashboard/keys" novalidate>
               ${csrfInput(ctx)}
-              ${field(errors, { name: 'label', label: 'Label', value: values.label, required: true, maxlength: 60, hint: 'To tell keys apart, e.g. “Shop server” or “Staging”.' })}
+              ${field(errors, { name: 'label', label: 'Label', value: values.label, required: true, maxlength: LIMITS.label, hint: 'To tell keys apart, e.g. “Shop server” or “Staging”.' })}
               ${choice(errors, {
                 name: 'mode',
                 legend: 'Kind of key',

@@ -3,6 +3,7 @@ import { html, type Html } from '../html';
 import { when } from './format';
 import { choice, errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';
+import { LIMITS } from '../../openapi/schemas';
 
 export const NETWORKS = [
   { value: 'network_a', label: 'Network A', hint: 'numbers starting 024, 025, 053, 054, 055, 059' },
@@ -69,7 +70,7 @@ export function paymentMethodsPage(
         ${csrfInput(ctx)}
         ${choice(errors, { name: 'provider', legend: LABELS.provider, value: values.provider, choices: NETWORKS, preselect: false })}
         ${field(errors, { name: 'phone', label: LABELS.phone, type: 'tel', value: values.phone, inputmode: 'tel', autocomplete: 'tel', required: true, maxlength: 20, hint: 'As +233241234567 or 024 123 4567.' })}
-        ${field(errors, { name: 'account_name', label: LABELS.account_name, value: values.account_name, autocomplete: 'name', required: true, maxlength: 120 })}
+        ${field(errors, { name: 'account_name', label: LABELS.account_name, value: values.account_name, autocomplete: 'name', required: true, maxlength: LIMITS.name })}
         <div class="field"><label class="checkbox" for="is_default"><input type="checkbox" id="is_default" name="is_default" value="true"${values.is_default === 'true' ? html` checked` : ''}> Make it the default account</label></div>
         <button type="submit" class="button primary">Register account</button>
       </form>

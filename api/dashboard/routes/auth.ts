@@ -4,6 +4,7 @@ import { checkEmailPage, confirmedPage, logInPage, PASSWORD_MIN, resendPage, sig
 import type { FieldErrors } from '../pages/forms';
 import { EMAIL, formValues, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 import { SESSION_COOKIE } from '../session';
+import { LIMITS } from '../../openapi/schemas';
 
 /** Sign-up, confirmation, log-in and log-out: the pages reachable without a session. */
 export function createAuthRoutes(accounts: AccountService, authLimit: RequestHandler): Router {
@@ -18,7 +19,7 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
     const values = formValues(req, ['business_name', 'email', 'password'] as const);
     const errors: FieldErrors = {};
     if (!values.business_name) errors.business_name = 'Enter the name of your business';
-    else if (values.business_name.length > 120) errors.business_name = 'Use at most 120 characters';
+    else if (values.business_name.length > LIMITS.name) errors.business_name = `Use at most ${LIMITS.name} characters`;
     if (!values.email) errors.email = 'Enter your email address';
     else if (!EMAIL.test(values.email) || values.email.length > 254) errors.email = 'Enter an email address like name@example.com';
     // Passwords are taken as typed: spaces count.
