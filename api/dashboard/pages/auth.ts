@@ -1,7 +1,7 @@
+import { LIMITS } from '../../openapi/schemas';
 import { html, type Html } from '../html';
 import { errorSummary, field, type FieldErrors } from './forms';
 import { csrfInput, layout, type PageContext } from './layout';
-import { LIMITS } from '../../openapi/schemas';
 
 export const PASSWORD_MIN = 10;
 

@@ -1,10 +1,10 @@
 import type { KeyMode } from '../../../domain/api-key';
+import { LIMITS } from '../../openapi/schemas';
 import { html, type Html } from '../html';
 import { copyField } from './copy';
 import { badge, when } from './format';
 import { choice, errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';
-import { LIMITS } from '../../openapi/schemas';
 
 export interface KeyRow {
   id: string;

@@ -1,9 +1,9 @@
 import type { PaymentMethod } from '../../../db/entities';
+import { LIMITS } from '../../openapi/schemas';
 import { html, type Html } from '../html';
 import { when } from './format';
 import { choice, errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';
-import { LIMITS } from '../../openapi/schemas';
 
 export const NETWORKS = [
   { value: 'network_a', label: 'Network A', hint: 'numbers starting 024, 025, 053, 054, 055, 059' },

@@ -1,10 +1,10 @@
 import { Router, type RequestHandler } from 'express';
+import { LIMITS } from '../../openapi/schemas';
 import type { AccountService } from '../accounts';
 import { checkEmailPage, confirmedPage, logInPage, PASSWORD_MIN, resendPage, signUpPage } from '../pages/auth';
 import type { FieldErrors } from '../pages/forms';
 import { EMAIL, formValues, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 import { SESSION_COOKIE } from '../session';
-import { LIMITS } from '../../openapi/schemas';
 
 /** Sign-up, confirmation, log-in and log-out: the pages reachable without a session. */
 export function createAuthRoutes(accounts: AccountService, authLimit: RequestHandler): Router {

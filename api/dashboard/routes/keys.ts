@@ -3,10 +3,10 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createApiKey, revokeApiKey } from '../../../db/accounts';
 import type { KeyMode } from '../../../domain/api-key';
 import { ApiError, requireUuid } from '../../errors';
+import { LIMITS } from '../../openapi/schemas';
 import type { FieldErrors } from '../pages/forms';
 import { keysPage, type KeyRow } from '../pages/keys';
 import { formValues, pageOf, redirectWith, render, saveSession } from '../respond';
-import { LIMITS } from '../../openapi/schemas';
 
 /** Creating (secret shown once), listing and revoking API keys. */
 export function createKeyRoutes(orm: MikroORM): Router {

@@ -2,11 +2,11 @@ import { Router } from 'express';
 import { PROVIDERS, type MobileMoneyProvider } from '../../../integrations/mobile-money/gateway';
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
+import { LIMITS } from '../../openapi/schemas';
 import { listPaymentMethods, registerPaymentMethod, removePaymentMethod, setDefaultPaymentMethod } from '../../services/payment-methods';
 import type { FieldErrors } from '../pages/forms';
 import { networkName, paymentMethodsPage } from '../pages/payment-methods';
 import { formValues, pageOf, redirectWith, render } from '../respond';
-import { LIMITS } from '../../openapi/schemas';
 
 /** People type local numbers (`024 123 4567`); the API form is `+233241234567`. */
 export function normaliseGhanaPhone(input: string): string {
