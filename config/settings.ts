@@ -15,6 +15,8 @@ export interface Settings {
   temporalTaskQueue: string;
   temporalApiKey?: string;
   temporalTls: boolean;
+  /** How long the API waits on any one Temporal call before it answers 503. */
+  temporalCallTimeoutSeconds: number;
   /** How long a pending delivery looks for a rider before it expires. */
   dispatchTimeoutSeconds: number;
   /** How often the offer radius widens while no rider has accepted. */
@@ -163,6 +165,7 @@ export function loadSettings(env: Env = process.env): Settings {
     temporalTaskQueue: text(env, 'TEMPORAL_TASK_QUEUE', 'deliveries'),
     temporalApiKey: optional(env, 'TEMPORAL_API_KEY'),
     temporalTls: oneOf(env, 'TEMPORAL_TLS', ['true', 'false'] as const, optional(env, 'TEMPORAL_API_KEY') ? 'true' : 'false') === 'true',
+    temporalCallTimeoutSeconds: number(env, 'TEMPORAL_CALL_TIMEOUT_SECONDS', 10, { min: 0.1 }),
     dispatchTimeoutSeconds: number(env, 'DISPATCH_TIMEOUT_SECONDS', 900, { min: 1 }),
     dispatchWidenSeconds: number(env, 'DISPATCH_WIDEN_SECONDS', 60, { min: 0.1 }),
     dispatchInitialRadiusKm: number(env, 'DISPATCH_INITIAL_RADIUS_KM', 3, { min: 0.1 }),

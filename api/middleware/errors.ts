@@ -33,9 +33,10 @@ export function isUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; name?: string; message?: string; cause?: unknown };
   if (!e || typeof e !== 'object') return false;
   if (e.name === 'ConnectionException' || e.name === 'ServiceError' || e.name === 'TransportError') return true;
-  if (e.code === 14 || e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === '57P01' || e.code === '57P03') return true;
+  // gRPC 14 UNAVAILABLE; 4 DEADLINE_EXCEEDED: Temporal did not answer within the API's deadline.
+  if (e.code === 14 || e.code === 4 || e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === '57P01' || e.code === '57P03') return true;
   if (
-    /Timeout acquiring a connection|Connection terminated|Connection ended unexpectedly|is not queryable|Transaction query already complete|ECONNREFUSED|UNAVAILABLE|connect ETIMEDOUT|Client network socket disconnected/i.test(
+    /Timeout acquiring a connection|Connection terminated|Connection ended unexpectedly|is not queryable|Transaction query already complete|ECONNREFUSED|UNAVAILABLE|DEADLINE_EXCEEDED|connect ETIMEDOUT|Client network socket disconnected/i.test(
       e.message ?? '',
     )
   ) {

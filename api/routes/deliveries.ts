@@ -14,7 +14,7 @@ import { VersionedViewCache, sendJsonBytes } from '../services/view-cache';
 
 /** Booking, listing, fetching and cancelling a partner's deliveries. */
 export function createDeliveriesRouter(deps: AppDeps): Router {
-  const { orm, temporal, settings } = deps;
+  const { orm, settings } = deps;
   const router = Router();
   const bookings = createBookingService(deps);
 
@@ -70,7 +70,7 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     const parts = await ownDelivery(partnerId, mode, req.params.id);
     if (parts.delivery.status !== 'cancelled') {
       await sendDeliveryUpdate(
-        temporal,
+        deps,
         parts.delivery.id,
         (handle) => handle.executeUpdate(cancelUpdate),
         async () => (await loadDelivery(orm.em.fork(), parts.delivery.id))?.delivery.status ?? null,

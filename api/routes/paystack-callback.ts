@@ -4,6 +4,7 @@ import { parsePaystackEvent, verifyPaystackSignature } from '../../integrations/
 import { paymentSettledSignal } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
+import { withinTemporalDeadline } from '../services/temporal-deadline';
 
 /**
  * Paystack's `charge.success` / `charge.failed` callback. The signature is checked over the raw
@@ -20,10 +21,11 @@ export function createPaystackCallbackRouter({ settings, temporal, logger }: App
     }
     const event = parsePaystackEvent(raw);
     if (event && event.result.state !== 'pending') {
+      const settled = { state: event.result.state, reason: event.result.reason };
       try {
-        await temporal.workflow
-          .getHandle(deliveryWorkflowId(event.reference))
-          .signal(paymentSettledSignal, { state: event.result.state, reason: event.result.reason });
+        await withinTemporalDeadline({ temporal, settings }, () =>
+          temporal.workflow.getHandle(deliveryWorkflowId(event.reference)).signal(paymentSettledSignal, settled),
+        );
       } catch (error) {
         // A reference that is not one of ours, or a delivery already finished: acknowledge anyway.
         logger.warn('Paystack callback for an unknown or finished delivery', { reference: event.reference, error: String(error) });

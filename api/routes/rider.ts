@@ -22,7 +22,7 @@ import { checkHandoverProof } from '../services/handover';
 
 /** The rider app's API (DESIGN section 10). */
 export function createRiderRouter(deps: AppDeps): Router {
-  const { orm, temporal } = deps;
+  const { orm } = deps;
   const router = Router();
   router.use('/rider', riderAuth(orm));
 
@@ -100,7 +100,7 @@ export function createRiderRouter(deps: AppDeps): Router {
     if (offer.status !== 'pending') throw ApiError.conflict('This job is no longer available', { status: offer.status });
     if (offer.active_delivery_id && offer.active_delivery_id !== id) throw ApiError.conflict('Finish your current job first');
     const position = { lat: offer.lat, lng: offer.lng };
-    await sendDeliveryUpdate(temporal, id, (h) => h.executeUpdate(acceptUpdate, { args: [{ riderId, ...position }] }), statusOf(id));
+    await sendDeliveryUpdate(deps, id, (h) => h.executeUpdate(acceptUpdate, { args: [{ riderId, ...position }] }), statusOf(id));
     res.json(await jobView(id));
   });
 
@@ -108,7 +108,7 @@ export function createRiderRouter(deps: AppDeps): Router {
     const { delivery, position } = await heldJob(req, res);
     requireStatus(delivery, 'accepted', 'pick up');
     const { riderId } = riderOf(res);
-    await sendDeliveryUpdate(temporal, delivery.id, (h) => h.executeUpdate(pickupUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
+    await sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(pickupUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
     res.json(await jobView(delivery.id));
   });
 
@@ -116,7 +116,7 @@ export function createRiderRouter(deps: AppDeps): Router {
     const { delivery, position } = await heldJob(req, res);
     requireStatus(delivery, 'picked_up', 'depart');
     const { riderId } = riderOf(res);
-    await sendDeliveryUpdate(temporal, delivery.id, (h) => h.executeUpdate(departUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
+    await sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(departUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
     res.json(await jobView(delivery.id));
   });
 
@@ -130,7 +130,7 @@ export function createRiderRouter(deps: AppDeps): Router {
     const { riderId } = riderOf(res);
     const proof = await checkHandoverProof(deps, req, delivery, index);
     await sendDeliveryUpdate(
-      temporal,
+      deps,
       delivery.id,
       (h) => h.executeUpdate(completeStopUpdate, { args: [{ riderId, ...position, index, proof }] }),
       statusOf(delivery.id),
@@ -146,7 +146,7 @@ export function createRiderRouter(deps: AppDeps): Router {
     const { riderId } = riderOf(res);
     const proof = await checkHandoverProof(deps, req, delivery, FINAL_DROP);
     await sendDeliveryUpdate(
-      temporal,
+      deps,
       delivery.id,
       (h) => h.executeUpdate(deliverUpdate, { args: [{ riderId, ...position, proof }] }),
       statusOf(delivery.id),

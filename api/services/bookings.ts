@@ -18,6 +18,7 @@ import { ApiError } from '../errors';
 import { deliveriesBooked } from '../metrics';
 import type { PartnerAuth } from '../middleware/partner-auth';
 import type { BookingRequest } from '../openapi/schemas';
+import { withinTemporalDeadline } from './temporal-deadline';
 import { deliveryTimings } from './timings';
 
 /** How far ahead a delivery may be booked. */
@@ -136,7 +137,7 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
           );
         }
         await tx.execute(`insert into delivery_events (delivery_id, status, created_at) values (?, 'pending', ?)`, [id, now]);
-        await temporal.workflow.start('deliveryWorkflow', {
+        await withinTemporalDeadline({ temporal, settings }, () => temporal.workflow.start('deliveryWorkflow', {
           workflowId: deliveryWorkflowId(id),
           taskQueue: settings.temporalTaskQueue,
           args: [input],
@@ -148,7 +149,7 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
             { key: PartnerIdKey, value: auth.partnerId },
             { key: DeliveryReferenceKey, value: reference },
           ],
-        });
+        }));
       });
       deliveriesBooked.inc({ mode: auth.mode });
       // The booking is committed: an error now would tell the partner to book again, so the read-back waits out a Postgres blip.

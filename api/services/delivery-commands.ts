@@ -1,21 +1,23 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import type { Settings } from '../../config/settings';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { FAILURE, type DeliveryState } from '../../workflows/messages';
 import { ApiError } from '../errors';
+import { withinTemporalDeadline } from './temporal-deadline';
 
 /**
  * Sends a message that needs an answer to a delivery workflow, as a Temporal Update, and maps a
  * refusal by its validator or handler to the contract's errors.
  */
 export async function sendDeliveryUpdate(
-  temporal: Client,
+  deps: { temporal: Client; settings: Settings },
   deliveryId: string,
   send: (handle: WorkflowHandle) => Promise<DeliveryState>,
   currentStatus: () => Promise<string | null>,
 ): Promise<DeliveryState> {
   try {
-    return await send(temporal.workflow.getHandle(deliveryWorkflowId(deliveryId)));
+    return await withinTemporalDeadline(deps, () => send(deps.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId))));
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       const failure = error.cause;

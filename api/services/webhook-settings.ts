@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Settings } from '../../config/settings';
 import type { KeyMode } from '../../domain/api-key';
 import { isoOffset } from '../../domain/delivery-view';
+import { withinTemporalDeadline } from './temporal-deadline';
 import { checkWebhookUrl } from './webhook-url';
 import { deliveryTimings } from './timings';
 
@@ -44,11 +45,13 @@ export async function startWebhookSend(
   // Pending before the send starts: a fast send's outcome must not be overwritten afterwards.
   await em.execute(`update webhook_events set state = 'pending' where id = ?`, [eventId]);
   try {
-    await temporal.workflow.start('webhookRedeliveryWorkflow', {
-      workflowId: `webhook-redelivery-${eventId}-${randomUUID()}`,
-      taskQueue: settings.temporalTaskQueue,
-      args: [{ eventId, timings: deliveryTimings(settings) }],
-    });
+    await withinTemporalDeadline({ temporal, settings }, () =>
+      temporal.workflow.start('webhookRedeliveryWorkflow', {
+        workflowId: `webhook-redelivery-${eventId}-${randomUUID()}`,
+        taskQueue: settings.temporalTaskQueue,
+        args: [{ eventId, timings: deliveryTimings(settings) }],
+      }),
+    );
   } catch (error) {
     await em.execute('update webhook_events set state = ? where id = ?', [previousState, eventId]);
     throw error;

@@ -2,12 +2,15 @@ import net, { type AddressInfo } from 'node:net';
 
 /**
  * A TCP relay on loopback in front of a real service, so a test can take the service "off the
- * network" (every connection cut, new ones refused) and bring it back on the same port.
+ * network" (every connection cut, new ones refused) and bring it back on the same port, or make
+ * it hang like a frozen process (connections stay open, nothing comes back).
  */
 export interface TcpProxy {
   port: number;
   /** Cuts every open connection and stops listening. */
   cut(): Promise<void>;
+  /** Stops relaying in both directions without closing anything; new connections are held too. */
+  freeze(): void;
   /** Listens again on the same port. */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -15,6 +18,7 @@ export interface TcpProxy {
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  let frozen = false;
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -22,8 +26,12 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   const listen = (port: number): Promise<net.Server> =>
     new Promise((resolve, reject) => {
       const server = net.createServer((client) => {
-        const upstream = net.connect(targetPort, targetHost);
         track(client);
+        if (frozen) {
+          client.pause();
+          return;
+        }
+        const upstream = net.connect(targetPort, targetHost);
         track(upstream);
         client.pipe(upstream).pipe(client);
         client.on('error', () => upstream.destroy());
@@ -44,6 +52,13 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   return {
     port,
     cut,
+    freeze() {
+      frozen = true;
+      for (const socket of sockets) {
+        socket.unpipe();
+        socket.pause();
+      }
+    },
     async restore() {
       server ??= await listen(port);
     },

@@ -1,7 +1,8 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api } from '../helpers/http';
+import { startTcpProxy } from '../fakes/tcp-proxy';
 import { bookingBody, registerAccount, SANDBOX } from '../helpers/bookings';
 import { revokeApiKey } from '../../db/accounts';
 
@@ -180,6 +181,45 @@ describe('when Temporal is unreachable', () => {
       expect(ready.status).toBe(503);
     } finally {
       await down.close();
+      await connection.close().catch(() => undefined);
+    }
+  });
+
+  it('answers 503 within the call deadline when Temporal stops answering but keeps its connections, and changes nothing', async () => {
+    const [host, port] = stack.settings.temporalAddress.split(':') as [string, string];
+    const proxy = await startTcpProxy(host === 'localhost' ? '127.0.0.1' : host, Number(port));
+    // As the API connects in production: a few quick retries, no deadline of its own.
+    const connection = await Connection.connect({
+      address: `127.0.0.1:${proxy.port}`,
+      interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],
+    });
+    const temporal = new Client({ connection, namespace: stack.settings.temporalNamespace });
+    const frozen = await startTestStack({
+      withoutWorker: true,
+      env: { TEMPORAL_CALL_TIMEOUT_SECONDS: '1', TEMPORAL_TASK_QUEUE: stack.settings.temporalTaskQueue },
+      appOverrides: { temporal },
+    });
+    try {
+      const partner = await makePartner(frozen.orm);
+      await registerAccount(frozen.baseUrl, partner.liveKey);
+      const client = api(frozen.baseUrl, partner.liveKey);
+      const booked = await client.post('/partner/deliveries', bookingBody());
+      expect(booked.status).toBe(201);
+
+      proxy.freeze();
+
+      for (const [path, body] of [['/partner/deliveries', bookingBody()], [`/partner/deliveries/${booked.body.id}/cancel`, undefined]] as const) {
+        const started = Date.now();
+        const res = await client.post(path, body);
+        expect(res.status).toBe(503);
+        expectEnvelope(res.body, 'unavailable');
+        expect(Date.now() - started).toBeLessThan(5_000);
+      }
+      const stored = await frozen.orm.em.fork().execute('select id, status from deliveries where partner_id = ?', [partner.partnerId]);
+      expect(stored).toEqual([{ id: booked.body.id, status: 'pending' }]);
+    } finally {
+      await frozen.close();
+      await proxy.close();
       await connection.close().catch(() => undefined);
     }
   });
