@@ -165,7 +165,7 @@ export function loadSettings(env: Env = process.env): Settings {
     temporalTaskQueue: text(env, 'TEMPORAL_TASK_QUEUE', 'deliveries'),
     temporalApiKey: optional(env, 'TEMPORAL_API_KEY'),
     temporalTls: oneOf(env, 'TEMPORAL_TLS', ['true', 'false'] as const, optional(env, 'TEMPORAL_API_KEY') ? 'true' : 'false') === 'true',
-    temporalCallTimeoutSeconds: number(env, 'TEMPORAL_CALL_TIMEOUT_SECONDS', 10, { min: 0.1 }),
+    temporalCallTimeoutSeconds: number(env, 'TEMPORAL_CALL_TIMEOUT_SECONDS', 30, { min: 0.1 }),
     dispatchTimeoutSeconds: number(env, 'DISPATCH_TIMEOUT_SECONDS', 900, { min: 1 }),
     dispatchWidenSeconds: number(env, 'DISPATCH_WIDEN_SECONDS', 60, { min: 0.1 }),
     dispatchInitialRadiusKm: number(env, 'DISPATCH_INITIAL_RADIUS_KM', 3, { min: 0.1 }),
