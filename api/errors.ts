@@ -51,8 +51,12 @@ export function envelope(code: ErrorCode, message: string, details: Record<strin
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
 
+export function isUuid(id: string): boolean {
+  return UUID.test(id);
+}
+
 /** Ids in paths that are not UUIDs are simply unknown: 404, like any other unknown id. */
 export function requireUuid(id: string | undefined, what = 'Not found'): string {
-  if (!id || !UUID.test(id)) throw ApiError.notFound(what);
+  if (!id || !isUuid(id)) throw ApiError.notFound(what);
   return id.toLowerCase();
 }

@@ -1,7 +1,12 @@
 import { parseArgs } from 'node:util';
+import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { createApiKey, createPartner, createRider, readOutbox } from '../db/accounts';
 import { initOrm } from '../db/orm';
 import { hashPassword } from '../api/dashboard/passwords';
+import { PASSWORD_MIN } from '../api/dashboard/pages/auth';
+import { EMAIL } from '../api/dashboard/respond';
+import { isUuid } from '../api/errors';
+import { LIMITS } from '../api/openapi/schemas';
 
 /**
  * Operator commands (DESIGN section 10): `npm run ops -- <command> [options]`. Each prints one
@@ -29,6 +34,23 @@ async function databaseUrl(): Promise<string> {
 function fail(message: string): never {
   process.stdout.write(`${JSON.stringify({ error: message })}\n`);
   process.exit(2);
+}
+
+/** Text an operator types is held to the limits the API and dashboard apply (DESIGN section 9). */
+function text(value: string | undefined, option: string, max: number): string {
+  const trimmed = value?.trim() ?? '';
+  if (!trimmed) fail(USAGE);
+  if (trimmed.length > max) fail(`--${option} takes at most ${max} characters`);
+  return trimmed;
+}
+
+/** A coordinate given as a number within its range, or null when neither --lat nor --lng is given. */
+function position(lat: string | undefined, lng: string | undefined): { lat: number | null; lng: number | null } {
+  if (lat === undefined && lng === undefined) return { lat: null, lng: null };
+  const number = (raw: string | undefined) => (raw !== undefined && /^\s*[+-]?(\d+\.?\d*|\.\d+)\s*$/.test(raw) ? Number(raw) : NaN);
+  const at = { lat: number(lat), lng: number(lng) };
+  if (!(Math.abs(at.lat) <= 90) || !(Math.abs(at.lng) <= 180)) fail('--lat and --lng go together, as numbers within ±90 and ±180');
+  return at;
 }
 
 /** `--lng -0.2` is a value, not an option: Ghana sits on both sides of the prime meridian. */
@@ -68,24 +90,32 @@ async function main(): Promise<void> {
     let result: unknown;
     switch (command) {
       case 'partner:create': {
-        if (!values.email || !values.business) fail(USAGE);
+        const email = text(values.email, 'email', 254);
+        if (!EMAIL.test(email)) fail('--email must be an email address like name@example.com');
+        const businessName = text(values.business, 'business', LIMITS.name);
+        if (values.password !== undefined && (values.password.length < PASSWORD_MIN || values.password.length > 200)) {
+          fail(`--password takes ${PASSWORD_MIN} to 200 characters`);
+        }
         const passwordHash = values.password ? await hashPassword(values.password) : null;
-        const partner = await createPartner(em, { email: values.email, businessName: values.business, passwordHash, confirmed: true });
+        const partner = await createPartner(em, { email, businessName, passwordHash, confirmed: true }).catch((error: unknown) => {
+          if (error instanceof UniqueConstraintViolationException) fail('A partner with this email already exists');
+          throw error;
+        });
         result = { partner_id: partner.partnerId, email: partner.email };
         break;
       }
       case 'key:create': {
-        if (!values.partner || !values.label) fail(USAGE);
-        const key = await createApiKey(em, { partnerId: values.partner, label: values.label, mode: values.test ? 'test' : 'live' });
+        if (!values.partner) fail(USAGE);
+        if (!isUuid(values.partner)) fail('Unknown partner');
+        const label = text(values.label, 'label', LIMITS.label);
+        const key = await createApiKey(em, { partnerId: values.partner, label, mode: values.test ? 'test' : 'live' });
         result = { key_id: key.keyId, api_key: key.apiKey };
         break;
       }
       case 'rider:create': {
-        if (!values.name) fail(USAGE);
-        const lat = values.lat === undefined ? null : Number(values.lat);
-        const lng = values.lng === undefined ? null : Number(values.lng);
-        if ((lat !== null && !Number.isFinite(lat)) || (lng !== null && !Number.isFinite(lng))) fail('--lat and --lng must be numbers');
-        const rider = await createRider(em, { name: values.name, vehicle: values.vehicle ?? null, lat, lng });
+        const name = text(values.name, 'name', LIMITS.name);
+        const vehicle = values.vehicle === undefined ? null : text(values.vehicle, 'vehicle', LIMITS.name);
+        const rider = await createRider(em, { name, vehicle, ...position(values.lat, values.lng) });
         result = { rider_id: rider.riderId, rider_token: rider.riderToken };
         break;
       }

@@ -54,4 +54,34 @@ describe('operator commands', () => {
     expect(outbox.messages.map((m: { body: string }) => m.body)).toEqual(['second', 'first']);
     expect(outbox.messages[0]).toEqual({ to, body: 'second', created_at: expect.any(String) });
   }, 60_000);
+
+  it('holds what an operator types to the API’s limits, explains a refusal and stores nothing', async () => {
+    const partner = await ops('partner:create', '--email', `ops-limits-${Date.now()}@example.com`, '--business', 'B'.repeat(100));
+    const longest = await ops('key:create', '--partner', partner.partner_id, '--label', 'L'.repeat(100));
+    expect(longest.api_key).toMatch(/^sk_live_/);
+    const name = `Refused ${Date.now()}`;
+    const refusals: [string[], RegExp][] = [
+      [['partner:create', '--email', 'not-an-email', '--business', 'Shop'], /email address/],
+      [['partner:create', '--email', `ops-long-${Date.now()}@example.com`, '--business', 'B'.repeat(101)], /at most 100/],
+      [['partner:create', '--email', `ops-pw-${Date.now()}@example.com`, '--business', 'Shop', '--password', 'short'], /password/],
+      [['key:create', '--partner', 'not-a-uuid', '--label', 'server'], /^Unknown partner$/],
+      [['key:create', '--partner', partner.partner_id, '--label', 'L'.repeat(101)], /at most 100/],
+      [['rider:create', '--name', 'N'.repeat(101)], /at most 100/],
+      [['rider:create', '--name', name, '--lat', '95', '--lng', '0'], /±90/],
+      [['rider:create', '--name', name, '--lat', '5.55'], /together/],
+      [['rider:create', '--name', name, '--lat', ' ', '--lng', ''], /together/],
+    ];
+    for (const [args, reason] of refusals) {
+      const failed = await run('npm', ['run', '--silent', 'ops', '--', ...args], { env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL } }).then(
+        () => null,
+        (error: { code: number; stdout: string }) => error,
+      );
+      expect(failed?.code).toBe(2);
+      expect(JSON.parse(failed!.stdout.trim().split('\n').pop()!).error).toMatch(reason);
+    }
+    const em = stack.orm.em.fork();
+    expect(await em.execute('select id from riders where name = ? or length(name) > 100', [name])).toEqual([]);
+    expect(await em.execute("select id from partners where email in ('not-an-email') or email like 'ops-long-%' or email like 'ops-pw-%' or length(business_name) > 100")).toEqual([]);
+    expect(await em.execute('select label from api_keys where partner_id = ?', [partner.partner_id])).toEqual([{ label: 'L'.repeat(100) }]);
+  }, 120_000);
 });
