@@ -127,6 +127,18 @@ export function createRiderRouter(deps: AppDeps): Router {
     const stop = await orm.em.fork().findOne(DeliveryStopSchema, { deliveryId: delivery.id, position: index });
     if (!stop) throw ApiError.notFound('This delivery has no such stop');
     if (stop.status === 'delivered') throw ApiError.badRequest('This stop is already handed over', { status: delivery.status });
+    // The order is checked before the proof: a code typed at the wrong door is not a wrong try.
+    const earlier = await orm.em.fork().findOne(
+      DeliveryStopSchema,
+      { deliveryId: delivery.id, position: { $lt: index }, status: 'pending' },
+      { orderBy: { position: 'asc' } },
+    );
+    if (earlier) {
+      throw ApiError.badRequest(`Stops are handed over in order; next is stop ${earlier.position}`, {
+        status: delivery.status,
+        next_stop: earlier.position,
+      });
+    }
     const { riderId } = riderOf(res);
     const proof = await checkHandoverProof(deps, req, delivery, index);
     await sendDeliveryUpdate(
