@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, envelope } from '../errors';
+import { PHOTO_MAX_BYTES } from '../services/handover';
 import type { Logger } from '../../config/logger';
 
 interface ValidatorError {
@@ -95,7 +96,8 @@ function toApiError(error: unknown, requestId: string | undefined): ApiError {
       case 405:
         return new ApiError(405, 'method_not_allowed', 'This method is not allowed on this path', {}, e.headers ?? {});
       case 413:
-        return new ApiError(413, 'payload_too_large', 'The body is larger than 100 kB');
+        // Only a multipart upload reaches the validator's size check; JSON bodies stop at the parser.
+        return new ApiError(413, 'payload_too_large', `The photo is larger than ${PHOTO_MAX_BYTES / 1024 / 1024} MB`);
       case 415:
         return new ApiError(415, 'unsupported_media_type', 'Send the body as JSON (Content-Type: application/json)');
       default:

@@ -179,6 +179,29 @@ describe('multi-drop deliveries', () => {
     expect(done.additional_stops.every((s: { delivered_at: string | null }) => s.delivered_at !== null)).toBe(true);
   });
 
+  it('refuses a stop out of order before it checks the code, so a code typed at the wrong door is not a wrong try', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey, {
+      verification_method: 'otp',
+      additional_stops: [stopBody(), stopBody({ dropoff_lat: ACCRA.legon.lat, dropoff_lng: ACCRA.legon.lng, dropoff_address: 'Legon' })],
+    });
+    await rider.take(created.id);
+    await rider.pickup(created.id);
+    await rider.depart(created.id);
+    const codes = () => stack.orm.em.fork().execute<{ position: number; failed_attempts: number }[]>(
+      'select position, failed_attempts from delivery_otps where delivery_id = ? order by position',
+      [created.id],
+    );
+    await eventually(async () => (await codes()).length === 3, 10_000, 'the hand-over codes');
+
+    const outOfOrder = await rider.completeStop(created.id, 1, { otp: '000000' });
+
+    expect(outOfOrder.status).toBe(400);
+    expect(outOfOrder.body.error.details).toEqual({ status: 'in_transit', next_stop: 0 });
+    expect((await codes()).map((c) => c.failed_attempts)).toEqual([0, 0, 0]);
+  });
+
   it('prices a multi-drop route over the whole route', async () => {
     const partner = await livePartner();
     const single = await book(stack.baseUrl, partner.liveKey);
@@ -240,6 +263,18 @@ describe('verification at hand-over', () => {
       body: notAnImage,
     });
     expect(refused.status).toBe(400);
+    const huge = new FormData();
+    huge.append('photo', new Blob([Buffer.alloc(6 * 1024 * 1024)], { type: 'image/png' }), 'huge.png');
+    const tooLarge = await fetch(`${stack.baseUrl}/api/v1/rider/deliveries/${created.id}/deliver`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rider.riderToken}` },
+      body: huge,
+    });
+    expect(tooLarge.status).toBe(413);
+    expect(((await tooLarge.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'payload_too_large',
+      message: 'The photo is larger than 5 MB',
+    });
     const png = Buffer.from(
       'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==',
       'base64',
