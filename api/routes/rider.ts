@@ -124,15 +124,13 @@ export function createRiderRouter(deps: AppDeps): Router {
     const { delivery, position } = await heldJob(req, res);
     requireStatus(delivery, 'in_transit', 'complete a stop');
     const index = Number(req.params.index);
-    const stop = await orm.em.fork().findOne(DeliveryStopSchema, { deliveryId: delivery.id, position: index });
+    // This stop and the ones before it, in one read: the order is checked before the proof, so a
+    // code typed at the wrong door is not a wrong try.
+    const upToThis = await orm.em.fork().find(DeliveryStopSchema, { deliveryId: delivery.id, position: { $lte: index } }, { orderBy: { position: 'asc' } });
+    const stop = upToThis.find((s) => s.position === index);
     if (!stop) throw ApiError.notFound('This delivery has no such stop');
     if (stop.status === 'delivered') throw ApiError.badRequest('This stop is already handed over', { status: delivery.status });
-    // The order is checked before the proof: a code typed at the wrong door is not a wrong try.
-    const earlier = await orm.em.fork().findOne(
-      DeliveryStopSchema,
-      { deliveryId: delivery.id, position: { $lt: index }, status: 'pending' },
-      { orderBy: { position: 'asc' } },
-    );
+    const earlier = upToThis.find((s) => s.status === 'pending' && s.position < index);
     if (earlier) {
       throw ApiError.badRequest(`Stops are handed over in order; next is stop ${earlier.position}`, {
         status: delivery.status,
