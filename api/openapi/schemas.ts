@@ -8,7 +8,7 @@ import { PROVIDERS } from '../../integrations/mobile-money/gateway';
  */
 
 /** Text limits decided in DESIGN section 9. */
-export const LIMITS = { address: 300, name: 100, description: 500, label: 100, stops: 10 } as const;
+export const LIMITS = { address: 300, name: 100, description: 500, label: 100, stops: 10, webhookUrl: 2048 } as const;
 
 const literalUnion = <T extends readonly string[]>(values: T) => Type.Union(values.map((value) => Type.Literal(value)));
 
@@ -187,7 +187,7 @@ export const PaymentMethod = Type.Object(
 export const Deleted = Type.Object({ id: Uuid, deleted: Type.Literal(true) }, { $id: 'Deleted' });
 
 export const WebhookRequest = Type.Object(
-  { webhook_url: Nullable(Type.String({ minLength: 1, maxLength: 2048 })) },
+  { webhook_url: Nullable(Type.String({ minLength: 1, maxLength: LIMITS.webhookUrl })) },
   { $id: 'WebhookRequest' },
 );
 export const WebhookSetting = Type.Object(

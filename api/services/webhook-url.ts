@@ -16,13 +16,16 @@ const RANGE_NAMES: Record<string, string> = {
 };
 
 /**
- * Checks a callback URL when it is set. In production it must be HTTPS and every address its
- * host resolves to must be public unicast (not private, loopback, link-local, mapped or reserved).
+ * Checks a callback URL when it is set, and returns it as sent (the partner reads back what it
+ * wrote, not a normalised form). In production it must be HTTPS and every address its host
+ * resolves to must be public unicast (not private, loopback, link-local, mapped or reserved).
  * The check is repeated at send time by the filtering agent, which also defeats DNS rebinding.
  */
 export async function checkWebhookUrl(raw: string, production: boolean): Promise<string> {
   let url: URL;
   try {
+    // The URL parser would trim outer spaces and encode inner ones; a URL holds none.
+    if (/[\s\p{Cc}]/u.test(raw)) throw new Error('whitespace');
     url = new URL(raw);
   } catch {
     throw ApiError.badRequest('webhook_url is not a valid URL', { webhook_url: 'is not a valid URL' });
@@ -33,7 +36,7 @@ export async function checkWebhookUrl(raw: string, production: boolean): Promise
   if (url.username || url.password) {
     throw ApiError.badRequest('webhook_url must not carry credentials', { webhook_url: 'must not contain a user or password' });
   }
-  if (!production) return url.toString();
+  if (!production) return raw;
   if (url.protocol !== 'https:') throw ApiError.badRequest('webhook_url must be an HTTPS URL', { webhook_url: 'must use https' });
 
   const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -52,5 +55,5 @@ export async function checkWebhookUrl(raw: string, production: boolean): Promise
       });
     }
   }
-  return url.toString();
+  return raw;
 }

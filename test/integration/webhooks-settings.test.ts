@@ -78,6 +78,27 @@ describe('callback URL settings', () => {
     expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: PUBLIC_URL });
   });
 
+  it('keeps the URL exactly as sent, so GET reads back what PUT wrote', async () => {
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const bare = 'https://93.184.215.14'; // a parser would add the path's '/'
+
+    const set = await client.put('/partner/webhook', { webhook_url: bare });
+
+    expect(set.status).toBe(200);
+    expect(set.body.webhook_url).toBe(bare);
+    expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: bare });
+  });
+
+  it('refuses a URL with spaces around it rather than trimming it', async () => {
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const res = await client.put('/partner/webhook', { webhook_url: ` ${PUBLIC_URL}` });
+    expect(res.status).toBe(400);
+    expect(res.body.error.details.webhook_url).toBe('is not a valid URL');
+    expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: null });
+  });
+
   it('refuses a body without webhook_url', async () => {
     const partner = await makePartner(stack.orm);
     const res = await api(stack.baseUrl, partner.liveKey).put('/partner/webhook', {});

@@ -1,4 +1,5 @@
 import { checkWebhookUrl } from '../../api/services/webhook-url';
+import { urlProblem } from '../../api/dashboard/routes/webhook';
 import { ApiError } from '../../api/errors';
 
 async function refusal(url: string, production = true): Promise<ApiError> {
@@ -32,11 +33,33 @@ describe('callback URL check in production', () => {
     ['a host name that resolves to loopback', 'https://localhost/hooks', /loopback/],
     ['a URL with credentials', 'https://user:pass@93.184.215.14/hooks', /user or password/],
     ['something that is not a URL', 'not a url', /not a valid URL/],
+    ['a URL with a space in it', 'https://93.184.215.14/my hooks', /not a valid URL/],
+    ['a URL with spaces around it', ' https://93.184.215.14/hooks ', /not a valid URL/],
   ])('refuses %s with a reason', async (_what, url, reason) => {
     const error = await refusal(url);
     expect(error.status).toBe(400);
     expect(error.code).toBe('bad_request');
     expect(String(error.details.webhook_url)).toMatch(reason);
+  });
+});
+
+describe('the URL kept', () => {
+  it('is the URL as sent, not a normalised form, so the partner reads back what it wrote', async () => {
+    await expect(checkWebhookUrl('https://93.184.215.14', true)).resolves.toBe('https://93.184.215.14');
+    await expect(checkWebhookUrl('http://LocalHost:8080', false)).resolves.toBe('http://LocalHost:8080');
+  });
+});
+
+describe('the dashboard’s words for a refused address', () => {
+  it.each([
+    ['https://10.1.2.3/hooks', 'a private network address'],
+    ['https://[fd00::1]/hooks', 'a private (IPv6 unique local) network address'],
+    ['https://169.254.169.254/latest', 'a link-local network address'],
+  ])('names the kind of address %s is', async (url, words) => {
+    const error = await refusal(url);
+    expect(urlProblem(error.details.webhook_url, error.message)).toBe(
+      `This address leads to ${words}, which we cannot call; use a public address`,
+    );
   });
 });
 

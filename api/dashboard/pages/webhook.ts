@@ -1,3 +1,4 @@
+import { LIMITS } from '../../openapi/schemas';
 import { html, type Html } from '../html';
 import { copyField } from './copy';
 import { errorSummary, field, type FieldErrors } from './forms';
@@ -39,7 +40,7 @@ export function webhookPage(ctx: PageContext, data: WebhookPageData): Html {
       ${errorSummary(errors)}
       <form method="post" action="/dashboard/webhook" novalidate>
         ${csrfInput(ctx)}
-        ${field(errors, { name: 'webhook_url', label: 'Callback URL', type: 'url', value: shown, inputmode: 'url', required: true, maxlength: 2000, hint: 'An HTTPS address on your server, e.g. https://shop.example.com/hooks/deliveries.' })}
+        ${field(errors, { name: 'webhook_url', label: 'Callback URL', type: 'url', value: shown, inputmode: 'url', required: true, maxlength: LIMITS.webhookUrl, hint: 'An HTTPS address on your server, e.g. https://shop.example.com/hooks/deliveries.' })}
         <button type="submit" class="button primary">${data.url ? 'Save and make a new secret' : 'Save URL'}</button>
       </form>
       ${data.url ? actionButton(ctx, '/dashboard/webhook/clear', 'Stop callbacks (remove URL)', { style: 'danger', confirm: 'Stop sending callbacks?' }) : ''}

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
+import { LIMITS } from '../../openapi/schemas';
 import { loadWebhookDeliveries, type WebhookEventRow } from '../../services/webhook-log';
 import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../services/webhook-settings';
 import type { CallbackView } from '../pages/webhook-log';
@@ -10,14 +11,14 @@ import { formValues, pageOf, redirectWith, render, safeDashboardPath } from '../
 const PAGE = 20;
 
 /** The URL check's findings, said as what to do about them. */
-function urlProblem(detail: unknown, fallback: string): string {
+export function urlProblem(detail: unknown, fallback: string): string {
   const text = typeof detail === 'string' ? detail : '';
   if (text === 'is not a valid URL') return 'Enter the full address, starting with https://';
   if (text === 'must use https') return 'Use an address that starts with https://';
   if (text === 'must not contain a user or password') return 'Take the user name and password out of the address';
   if (text === 'the host name does not resolve') return 'We cannot find this host name; check it for typing mistakes';
-  const range = /^resolves to a (\S+) address/.exec(text)?.[1];
-  if (range) return `This address leads to a ${range} network address, which we cannot call; use a public address`;
+  const range = /^resolves to \S+ \((.+)\), which is not allowed$/.exec(text)?.[1];
+  if (range) return `This address leads to ${/^[aeiou]/.test(range) ? 'an' : 'a'} ${range} network address, which we cannot call; use a public address`;
   return text ? `The address ${text}` : fallback;
 }
 
@@ -60,7 +61,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
     const owner = { partnerId: ctx.viewer!.partnerId, mode: ctx.mode };
     const values = formValues(req, ['webhook_url'] as const);
     let errorText = values.webhook_url ? '' : 'Enter the URL that should receive callbacks';
-    if (values.webhook_url.length > 2000) errorText = 'Use at most 2000 characters';
+    if (values.webhook_url.length > LIMITS.webhookUrl) errorText = `Use at most ${LIMITS.webhookUrl} characters`;
     if (!errorText) {
       try {
         const { secret } = await setWebhookUrl(deps, owner, values.webhook_url);
