@@ -71,14 +71,19 @@ describe('operator commands', () => {
       [['rider:create', '--name', name, '--lat', '5.55'], /together/],
       [['rider:create', '--name', name, '--lat', ' ', '--lng', ''], /together/],
     ];
-    for (const [args, reason] of refusals) {
-      const failed = await run('npm', ['run', '--silent', 'ops', '--', ...args], { env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL } }).then(
-        () => null,
-        (error: { code: number; stdout: string }) => error,
-      );
+    // Side by side: each is a process of its own, and they touch different rows.
+    const outcomes = await Promise.all(
+      refusals.map(([args]) =>
+        run('npm', ['run', '--silent', 'ops', '--', ...args], { env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL } }).then(
+          () => null,
+          (error: { code: number; stdout: string }) => error,
+        ),
+      ),
+    );
+    outcomes.forEach((failed, i) => {
       expect(failed?.code).toBe(2);
-      expect(JSON.parse(failed!.stdout.trim().split('\n').pop()!).error).toMatch(reason);
-    }
+      expect(JSON.parse(failed!.stdout.trim().split('\n').pop()!).error).toMatch(refusals[i]![1]);
+    });
     const em = stack.orm.em.fork();
     expect(await em.execute('select id from riders where name = ? or length(name) > 100', [name])).toEqual([]);
     expect(await em.execute("select id from partners where email in ('not-an-email') or email like 'ops-long-%' or email like 'ops-pw-%' or length(business_name) > 100")).toEqual([]);
