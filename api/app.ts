@@ -12,6 +12,7 @@ import { httpMetrics } from './middleware/metrics';
 import { partnerAuth } from './middleware/partner-auth';
 import { partnerRateLimit, placesRateLimit, trackingRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
+import { riderAuth } from './middleware/rider-auth';
 import { buildOpenApiDocument } from './openapi/document';
 import { rememberOpenApiRouteMatchers } from './openapi/route-matchers';
 import { createDeliveriesRouter } from './routes/deliveries';
@@ -51,6 +52,9 @@ export function createApp(deps: AppDeps): Express {
   api.use('/track', publicCors, trackingRateLimit(deps));
   api.use('/places', placesRateLimit(deps));
   api.use('/partner', partnerAuth(deps.orm), partnerRateLimit(deps));
+  // Rider requests are authenticated before their body is read or validated, as partner ones are:
+  // a request with no valid token learns nothing of the schema and uploads no photo.
+  api.use('/rider', riderAuth(deps.orm));
   api.use(integerQuery);
   api.use(
     OpenApiValidator.middleware({

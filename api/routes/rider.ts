@@ -16,15 +16,14 @@ import { isoZ } from '../../domain/delivery-view';
 import { acceptUpdate, completeStopUpdate, deliverUpdate, departUpdate, pickupUpdate } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
-import { riderAuth, riderOf } from '../middleware/rider-auth';
+import { riderOf } from '../middleware/rider-auth';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
 import { checkHandoverProof } from '../services/handover';
 
-/** The rider app's API (DESIGN section 10). */
+/** The rider app's API (DESIGN section 10). The rider token is checked in app.ts, before validation. */
 export function createRiderRouter(deps: AppDeps): Router {
   const { orm } = deps;
   const router = Router();
-  router.use('/rider', riderAuth(orm));
 
   /** The job as the rider app shows it: the delivery and its additional stops. */
   async function jobView(deliveryId: string): Promise<RiderJobView> {

@@ -1,6 +1,6 @@
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { makePartner } from '../helpers/partners';
+import { makePartner, makeRider } from '../helpers/partners';
 import { api } from '../helpers/http';
 import { startTcpProxy } from '../fakes/tcp-proxy';
 import { bookingBody, registerAccount, SANDBOX } from '../helpers/bookings';
@@ -144,6 +144,29 @@ describe('authentication', () => {
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
     }
     expect((await api(stack.baseUrl, partner.testKey).post('/partner/quotes', quote)).status).toBe(200);
+  });
+
+  it('checks the rider token before the body: without a valid one the answer is 401, whatever is sent', async () => {
+    const rider = await makeRider(stack.orm);
+    const job = '6f1c2b1e-8d7a-4c55-9b0e-2f5a4d3c2b1a';
+    for (const token of [undefined, 'rk_live_short']) {
+      const invalid = await api(stack.baseUrl, token).put('/rider/availability', { online: 'yes' });
+      expect(invalid.status).toBe(401);
+      expectEnvelope(invalid.body, 'unauthorized');
+      expect(invalid.headers.get('www-authenticate')).toBe('Bearer');
+      const form = new FormData();
+      form.append('photo', new Blob([Buffer.from([0xff, 0xd8, 0xff, 0xe0])], { type: 'image/jpeg' }), 'door.jpg');
+      const upload = await fetch(`${stack.baseUrl}/api/v1/rider/deliveries/${job}/deliver`, {
+        method: 'POST',
+        headers: token ? { Authorization: `Bearer ${token}` } : {},
+        body: form,
+      });
+      expect(upload.status).toBe(401);
+      expectEnvelope(await upload.json(), 'unauthorized');
+    }
+    const known = await api(stack.baseUrl, rider.riderToken).put('/rider/availability', { online: 'yes' });
+    expect(known.status).toBe(400);
+    expect(known.body.error.details).toEqual({ online: 'must be boolean' });
   });
 
   it('keeps test-mode and live-mode data apart like two accounts', async () => {
