@@ -6,6 +6,7 @@ import swaggerUi from 'swagger-ui-express';
 import { createDashboardRouter } from './dashboard/router';
 import type { AppDeps } from './deps';
 import { ApiError } from './errors';
+import { allowOnly } from './middleware/allow-only';
 import { errorHandler } from './middleware/errors';
 import { integerQuery } from './middleware/finite-numbers';
 import { httpMetrics } from './middleware/metrics';
@@ -82,11 +83,13 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(createHealthRouter(deps));
   app.use(createMetricsRouter());
+  app.all('/openapi.json', allowOnly('GET'));
   app.get('/openapi.json', (_req, res) => {
     res.json(document);
   });
   app.use(
     '/docs',
+    allowOnly('GET'),
     helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] } } }),
     swaggerUi.serve,
     swaggerUi.setup(document, { customSiteTitle: 'Partner Delivery API', swaggerOptions: { url: '/openapi.json' } }),

@@ -36,6 +36,10 @@ export class ApiError extends Error {
     return new ApiError(409, 'conflict', message, details);
   }
 
+  static methodNotAllowed(allowed: readonly string[]) {
+    return new ApiError(405, 'method_not_allowed', 'This method is not allowed on this path', {}, { Allow: allowed.join(', ') });
+  }
+
   static unauthorized(message: string) {
     return new ApiError(401, 'unauthorized', message, {}, { 'WWW-Authenticate': 'Bearer' });
   }

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { AppDeps } from '../deps';
 import { envelope } from '../errors';
+import { allowOnly } from '../middleware/allow-only';
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
   return Promise.race([promise, new Promise<T>((_, reject) => setTimeout(() => reject(new Error('timed out')), ms).unref())]);
@@ -9,6 +10,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** /healthz: the process is up. /readyz: Postgres and Temporal answer, so traffic can come. */
 export function createHealthRouter({ orm, temporal }: AppDeps): Router {
   const router = Router();
+  router.all('/healthz', allowOnly('GET'));
+  router.all('/readyz', allowOnly('GET'));
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });

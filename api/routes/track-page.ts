@@ -3,6 +3,7 @@ import path from 'node:path';
 import express, { Router } from 'express';
 import helmet from 'helmet';
 import type { AppDeps } from '../deps';
+import { allowOnly } from '../middleware/allow-only';
 
 const WEB_DIR = path.resolve(__dirname, '../../web');
 const LEAFLET_DIR = path.dirname(require.resolve('leaflet/dist/leaflet.js'));
@@ -61,6 +62,7 @@ export function createTrackPageRouter({ settings }: AppDeps): Router {
     next();
   };
 
+  for (const page of ['/track', '/track/assets/track.js', '/track/assets/track.css']) router.all(page, allowOnly('GET'));
   router.get('/track', policy, privateHeaders, (_req, res) => {
     res.setHeader('Cache-Control', 'no-cache');
     res.type('html').send(html);

@@ -90,6 +90,19 @@ describe('the error envelope', () => {
     expectEnvelope(wrongMethod.body, 'method_not_allowed');
   });
 
+  it('answers the wrong method on the pages and probes outside the API with 405 and Allow, and HEAD like GET', async () => {
+    const trackPage = '/track?id=6f1c2b1e-8d7a-4c55-9b0e-2f5a4d3c2b1a';
+    for (const path of ['/healthz', '/readyz', '/metrics', '/openapi.json', '/docs/', trackPage, '/track/assets/track.js']) {
+      for (const method of ['POST', 'DELETE']) {
+        const res = await fetch(`${stack.baseUrl}${path}`, { method });
+        expect({ path, method, status: res.status }).toEqual({ path, method, status: 405 });
+        expect(res.headers.get('allow')).toBe('GET');
+        expectEnvelope(await res.json(), 'method_not_allowed');
+      }
+      expect((await fetch(`${stack.baseUrl}${path}`, { method: 'HEAD' })).status).toBe(200);
+    }
+  });
+
   it('answers unknown and malformed delivery ids with 404', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const client = api(stack.baseUrl, liveKey);
