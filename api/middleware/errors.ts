@@ -96,7 +96,11 @@ function toApiError(error: unknown, requestId: string | undefined): ApiError {
       case 405:
         return new ApiError(405, 'method_not_allowed', 'This method is not allowed on this path', {}, e.headers ?? {});
       case 413:
-        // Only a multipart upload reaches the validator's size check; JSON bodies stop at the parser.
+        // Only a multipart upload reaches the validator's limits; JSON bodies stop at the parser.
+        // A second file is over the count, not the size: the rider app must hear which.
+        if (e.message === 'Too many files') {
+          return ApiError.badRequest('Send one photo per hand-over', { photo: 'only one file may be sent' });
+        }
         return new ApiError(413, 'payload_too_large', `The photo is larger than ${PHOTO_MAX_BYTES / 1024 / 1024} MB`);
       case 415:
         return new ApiError(415, 'unsupported_media_type', 'Send the body as JSON (Content-Type: application/json)');

@@ -103,6 +103,23 @@ describe('the error envelope', () => {
     }
   });
 
+  it('tells a rider app that sends two photos to send one, rather than that its photo is too large', async () => {
+    const rider = await makeRider(stack.orm);
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]);
+    const form = new FormData();
+    form.append('photo', new Blob([jpeg], { type: 'image/jpeg' }), 'door.jpg');
+    form.append('photo', new Blob([jpeg], { type: 'image/jpeg' }), 'door-again.jpg');
+    const res = await fetch(`${stack.baseUrl}/api/v1/rider/deliveries/6f1c2b1e-8d7a-4c55-9b0e-2f5a4d3c2b1a/deliver`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rider.riderToken}` },
+      body: form,
+    });
+    expect(res.status).toBe(400);
+    const body = (await res.json()) as { error: { details: Record<string, string> } };
+    expectEnvelope(body, 'bad_request');
+    expect(body.error.details).toEqual({ photo: 'only one file may be sent' });
+  });
+
   it('answers unknown and malformed delivery ids with 404', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const client = api(stack.baseUrl, liveKey);
