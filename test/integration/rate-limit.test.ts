@@ -82,6 +82,8 @@ describe('rate limits', () => {
     const refused = await anyone.get(unknown);
     expectRateLimited(refused, 3);
     expect(refused.headers.get('access-control-allow-origin')).toBe('*');
+    // Retry-After and RateLimit are not CORS-safelisted: a page on another origin reads them only when exposed.
+    expect(refused.headers.get('access-control-expose-headers')?.split(/,\s*/)).toEqual(expect.arrayContaining(['Retry-After', 'RateLimit', 'RateLimit-Policy']));
 
     expect((await anyone.get('/places/autocomplete?q=Makola')).status).toBe(200);
     expect((await anyone.get('/places/autocomplete?q=Osu')).status).toBe(200);
