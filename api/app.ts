@@ -11,7 +11,7 @@ import { errorHandler } from './middleware/errors';
 import { integerQuery } from './middleware/finite-numbers';
 import { httpMetrics } from './middleware/metrics';
 import { partnerAuth } from './middleware/partner-auth';
-import { partnerRateLimit, placesRateLimit, trackingRateLimit } from './middleware/rate-limit';
+import { partnerRateLimit, placesRateLimit, riderRateLimit, trackingRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { riderAuth } from './middleware/rider-auth';
 import { buildOpenApiDocument } from './openapi/document';
@@ -55,7 +55,7 @@ export function createApp(deps: AppDeps): Express {
   api.use('/partner', partnerAuth(deps.orm), partnerRateLimit(deps));
   // Rider requests are authenticated before their body is read or validated, as partner ones are:
   // a request with no valid token learns nothing of the schema and uploads no photo.
-  api.use('/rider', riderAuth(deps.orm));
+  api.use('/rider', riderAuth(deps.orm), riderRateLimit(deps));
   api.use(integerQuery);
   api.use(
     OpenApiValidator.middleware({

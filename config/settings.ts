@@ -62,6 +62,7 @@ export interface Settings {
   dashboardSessionSeconds: number;
   mapTileUrl?: string;
   rateLimitPartnerPerMinute: number;
+  rateLimitRiderPerMinute: number;
   /** Per client IP on the public tracking view. */
   rateLimitPublicPerMinute: number;
   /** Per client IP on place search. */
@@ -200,6 +201,7 @@ export function loadSettings(env: Env = process.env): Settings {
     dashboardSessionSeconds: number(env, 'DASHBOARD_SESSION_SECONDS', 8 * 3600, { min: 1 }),
     mapTileUrl: optional(env, 'MAP_TILE_URL'),
     rateLimitPartnerPerMinute: number(env, 'RATE_LIMIT_PARTNER_PER_MINUTE', 600, { min: 1, integer: true }),
+    rateLimitRiderPerMinute: number(env, 'RATE_LIMIT_RIDER_PER_MINUTE', 1200, { min: 1, integer: true }),
     rateLimitPublicPerMinute: number(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 600, { min: 1, integer: true }),
     rateLimitPlacesPerMinute: number(env, 'RATE_LIMIT_PLACES_PER_MINUTE', 120, { min: 1, integer: true }),
     rateLimitStore: oneOf(env, 'RATE_LIMIT_STORE', ['memory', 'postgres'] as const, nodeEnv === 'production' ? 'postgres' : 'memory'),

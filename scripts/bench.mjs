@@ -242,6 +242,7 @@ async function main() {
       // The limits guard against abuse; the bench is one partner and one IP on purpose.
       RATE_LIMIT_PARTNER_PER_MINUTE: '1000000000',
       RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
+      RATE_LIMIT_RIDER_PER_MINUTE: '1000000000',
       RATE_LIMIT_STORE: options.rateLimitStore,
     };
     const profileFlags = (name) => (options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);

@@ -3,6 +3,7 @@ import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
 import { partnerOf } from './partner-auth';
+import { riderOf } from './rider-auth';
 import { PostgresRateLimitStore } from './rate-limit-store';
 
 const WINDOW_MS = 60_000;
@@ -50,6 +51,19 @@ export function partnerRateLimit(deps: AppDeps): RequestHandler {
     perMinute: deps.settings.rateLimitPartnerPerMinute,
     key: (_req, res) => partnerOf(res).keyId,
     per: 'per API key',
+  });
+}
+
+/**
+ * Per rider token on `/rider/...`; runs after rider authentication. A rider app sends about one
+ * request a second (position, offers, steps), so the default of 20 a second only stops a runaway.
+ */
+export function riderRateLimit(deps: AppDeps): RequestHandler {
+  return limiter(deps, {
+    name: 'rider',
+    perMinute: deps.settings.rateLimitRiderPerMinute,
+    key: (_req, res) => riderOf(res).riderId,
+    per: 'per rider token',
   });
 }
 

@@ -1,5 +1,5 @@
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { makePartner } from '../helpers/partners';
+import { makePartner, makeRider } from '../helpers/partners';
 import { api } from '../helpers/http';
 import { COUNT_TRUSTED_FOR_MS, PostgresRateLimitStore } from '../../api/middleware/rate-limit-store';
 
@@ -72,6 +72,20 @@ describe('rate limits', () => {
     expect((await api(stack.baseUrl, partner.testKey).get('/partner/deliveries')).status).toBe(200);
     const other = await makePartner(stack.orm);
     expect((await api(stack.baseUrl, other.liveKey).get('/partner/deliveries')).status).toBe(200);
+  });
+
+  it('limits the rider API per rider token, each rider on a budget of its own', async () => {
+    const stack = await stackWith({ RATE_LIMIT_RIDER_PER_MINUTE: '3' });
+    const rider = api(stack.baseUrl, (await makeRider(stack.orm)).riderToken);
+    for (let i = 0; i < 3; i += 1) {
+      const res = await rider.post('/rider/location', { lat: 5.55, lng: -0.2 });
+      expect(res.status).toBe(204);
+      expect(res.headers.get('ratelimit')).toMatch(new RegExp(`^"rider"; r=${2 - i}; t=\\d+$`));
+    }
+    expectRateLimited(await rider.get('/rider/offers'), 3);
+    expect((await api(stack.baseUrl, (await makeRider(stack.orm)).riderToken).get('/rider/offers')).status).toBe(200);
+    // A request without a valid token is refused before it is counted.
+    expect((await api(stack.baseUrl).get('/rider/offers')).status).toBe(401);
   });
 
   it('limits the public tracking view and place search per client IP, with CORS headers on the refusal', async () => {
