@@ -64,6 +64,9 @@ export function createApp(deps: AppDeps): Express {
       // Query and path parameters are always coerced from their strings; a JSON body is taken as
       // typed, so `null` or `"5.5"` for a number is refused rather than read as 0 or 5.5.
       validateRequests: { allErrors: true, removeAdditional: 'all', allowUnknownQueryParameters: true, coerceTypes: false },
+      // Formats checked in full: the fast `date-time` pattern lets `2026-02-30T10:00:00Z` through,
+      // which Date then reads as 2 March, so a booking would be scheduled for a day nobody asked for.
+      ajvFormats: { mode: 'full' },
       validateResponses: deps.validateResponses ?? false,
       validateSecurity: false,
       ignoreUndocumented: false,

@@ -141,6 +141,21 @@ describe('the error envelope', () => {
     expect((await client.get('/partner/deliveries?limit=100&offset=0')).status).toBe(200);
   });
 
+  it('refuses a scheduled_at that names no real time instead of moving it to another day', async () => {
+    const { liveKey, partnerId } = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, liveKey);
+    const client = api(stack.baseUrl, liveKey);
+    // Each would otherwise be read as the next day (2 March, 1 May, 16 June) and, being past, dispatched at once.
+    for (const scheduledAt of ['2025-02-30T10:00:00Z', '2025-04-31T10:00:00Z', '2025-06-15T24:00:00Z']) {
+      const res = await client.post('/partner/deliveries', bookingBody({ scheduled_at: scheduledAt }));
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'bad_request');
+      expect(Object.keys(res.body.error.details)).toEqual(['scheduled_at']);
+    }
+    const stored = await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId]);
+    expect(stored).toEqual([]);
+  });
+
   it('never answers with HTML or a stack trace, even when a dependency throws', async () => {
     const broken = await startTestStack({
       withoutWorker: true,
