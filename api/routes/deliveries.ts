@@ -7,6 +7,7 @@ import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
 import { idempotent } from '../middleware/idempotency';
 import { partnerOf } from '../middleware/partner-auth';
+import { storableText } from '../middleware/storable-text';
 import type { BookingRequest } from '../openapi/schemas';
 import { createBookingService } from '../services/bookings';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
@@ -28,6 +29,7 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
 
   router.post(
     '/partner/deliveries',
+    storableText,
     idempotent(deps, 'deliveries'),
     async (req, res) => {
       const view = await bookings.book(partnerOf(res), req.body as BookingRequest);

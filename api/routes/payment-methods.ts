@@ -5,6 +5,7 @@ import type { AppDeps } from '../deps';
 import { requireUuid } from '../errors';
 import { idempotent } from '../middleware/idempotency';
 import { partnerOf } from '../middleware/partner-auth';
+import { storableText } from '../middleware/storable-text';
 import type { PaymentMethodRequest } from '../openapi/schemas';
 import { listPaymentMethods, registerPaymentMethod, removePaymentMethod } from '../services/payment-methods';
 
@@ -28,7 +29,7 @@ export function createPaymentMethodsRouter(deps: AppDeps): Router {
     res.json((await listPaymentMethods(orm, partnerOf(res))).map(paymentMethodView));
   });
 
-  router.post('/partner/payment-methods', idempotent(deps, 'payment-methods'), async (req, res) => {
+  router.post('/partner/payment-methods', storableText, idempotent(deps, 'payment-methods'), async (req, res) => {
     const auth = partnerOf(res);
     const account = await registerPaymentMethod(orm, gateways[auth.mode], auth, req.body as PaymentMethodRequest);
     res.status(201).json(paymentMethodView(account));

@@ -3,7 +3,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api } from '../helpers/http';
 import { startTcpProxy } from '../fakes/tcp-proxy';
-import { bookingBody, registerAccount, SANDBOX } from '../helpers/bookings';
+import { bookingBody, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
 import { revokeApiKey } from '../../db/accounts';
 
 let stack: TestStack;
@@ -152,6 +152,28 @@ describe('the error envelope', () => {
       expectEnvelope(res.body, 'bad_request');
       expect(Object.keys(res.body.error.details)).toEqual(['scheduled_at']);
     }
+    const stored = await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId]);
+    expect(stored).toEqual([]);
+  });
+
+  it('refuses text holding a NUL character with 400 naming each field, not a 500 from the database', async () => {
+    const { liveKey, partnerId } = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, liveKey);
+    const client = api(stack.baseUrl, liveKey);
+    const booking = await client.post(
+      '/partner/deliveries',
+      bookingBody({
+        pickup_address: 'Makola Market\u0000, Accra',
+        package_description: '\u0000',
+        additional_stops: [stopBody(), stopBody({ recipient_name: 'Yaw\u0000 Boateng' })],
+      }),
+    );
+    expect(booking.status).toBe(400);
+    expectEnvelope(booking.body, 'bad_request');
+    expect(Object.keys(booking.body.error.details).sort()).toEqual(['additional_stops[1].recipient_name', 'package_description', 'pickup_address']);
+    const account = await client.post('/partner/payment-methods', { provider: 'network_a', phone: SANDBOX.ok, account_name: 'Ama\u0000' });
+    expect(account.status).toBe(400);
+    expect(Object.keys(account.body.error.details)).toEqual(['account_name']);
     const stored = await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId]);
     expect(stored).toEqual([]);
   });
