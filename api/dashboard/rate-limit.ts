@@ -13,7 +13,7 @@ export function authRateLimit({ settings, orm, logger }: AppDeps): RequestHandle
   return rateLimit({
     windowMs: 60_000,
     limit: settings.rateLimitAuthPerMinute,
-    standardHeaders: 'draft-8',
+    standardHeaders: 'draft-6',
     legacyHeaders: false,
     identifier: 'dashboard-auth',
     keyGenerator: (req: Request) => ipKeyGenerator(req.ip ?? req.socket.remoteAddress ?? 'unknown', 56),

@@ -22,7 +22,8 @@ function limiter({ settings, orm, logger }: AppDeps, spec: LimiterSpec): Request
   return rateLimit({
     windowMs: WINDOW_MS,
     limit: spec.perMinute,
-    standardHeaders: 'draft-8',
+    // `RateLimit-Limit`, `-Remaining`, `-Reset` and `-Policy`: the `RateLimit-*` of DESIGN section 8.
+    standardHeaders: 'draft-6',
     legacyHeaders: false,
     identifier: spec.name,
     keyGenerator: spec.key,

@@ -17,7 +17,7 @@ export function publicCors(req: Request, res: Response, next: NextFunction): voi
   res.setHeader('Access-Control-Allow-Headers', req.get('access-control-request-headers') ?? 'Content-Type');
   res.setHeader('Access-Control-Max-Age', '600');
   // A page polling from another origin must be able to read how long to back off when limited.
-  res.setHeader('Access-Control-Expose-Headers', 'Retry-After, RateLimit, RateLimit-Policy, X-Request-Id');
+  res.setHeader('Access-Control-Expose-Headers', 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id');
   if (req.method === 'OPTIONS') {
     res.status(204).end();
     return;
