@@ -49,13 +49,13 @@ export function createApp(deps: AppDeps): Express {
   const api = express.Router();
   // The gateway's callback needs its raw bytes, so it comes before JSON parsing and validation.
   api.use(createPaystackCallbackRouter(deps));
+  // Keys and rider tokens are checked before a body is read or validated: a request without a
+  // valid one is 401 whatever it carries, learns nothing of the schema and uploads no photo.
+  api.use('/partner', partnerAuth(deps.orm), partnerRateLimit(deps));
+  api.use('/rider', riderAuth(deps.orm), riderRateLimit(deps));
   api.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
   api.use('/track', publicCors, trackingRateLimit(deps));
   api.use('/places', placesRateLimit(deps));
-  api.use('/partner', partnerAuth(deps.orm), partnerRateLimit(deps));
-  // Rider requests are authenticated before their body is read or validated, as partner ones are:
-  // a request with no valid token learns nothing of the schema and uploads no photo.
-  api.use('/rider', riderAuth(deps.orm), riderRateLimit(deps));
   api.use(integerQuery);
   api.use(
     OpenApiValidator.middleware({

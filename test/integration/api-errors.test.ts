@@ -213,6 +213,22 @@ describe('authentication', () => {
     expect((await api(stack.baseUrl, partner.testKey).post('/partner/quotes', quote)).status).toBe(200);
   });
 
+  it('checks the key before the body: without one, malformed, oversized or non-JSON bodies are 401 too', async () => {
+    const noKey = api(stack.baseUrl);
+    const bodies: [unknown, Record<string, string>][] = [
+      ['{"pickup_lat": ', { 'Content-Type': 'application/json' }],
+      [JSON.stringify({ ...bookingBody(), package_description: 'x'.repeat(120_000) }), { 'Content-Type': 'application/json' }],
+      ['pickup_lat=5.5', { 'Content-Type': 'text/plain' }],
+    ];
+    for (const [body, headers] of bodies) {
+      const res = await noKey.post('/partner/deliveries', body, headers);
+      expect(res.status).toBe(401);
+      expectEnvelope(res.body, 'unauthorized');
+    }
+    const rider = await api(stack.baseUrl).post('/rider/location', '{"lat": ', { 'Content-Type': 'application/json' });
+    expect(rider.status).toBe(401);
+  });
+
   it('checks the rider token before the body: without a valid one the answer is 401, whatever is sent', async () => {
     const rider = await makeRider(stack.orm);
     const job = '6f1c2b1e-8d7a-4c55-9b0e-2f5a4d3c2b1a';
