@@ -64,8 +64,16 @@ function joinNegativeNumbers(args: string[]): string[] {
   return out;
 }
 
+const COMMANDS = ['partner:create', 'key:create', 'rider:create', 'outbox'];
+
 async function main(): Promise<void> {
   const [command, ...given] = process.argv.slice(2);
+  // Help needs no database: an operator may ask before anything runs.
+  if (command === undefined || ['--help', '-h', 'help'].includes(command)) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  if (!COMMANDS.includes(command)) fail(`Unknown command ${command}. ${USAGE}`);
   const rest = joinNegativeNumbers(given);
   const { values } = parseArgs({
     args: rest,

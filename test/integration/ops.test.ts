@@ -34,6 +34,15 @@ describe('operator commands', () => {
     expect(res.status).toBe(200);
   }, 60_000);
 
+  it('prints its usage on --help without a database, and refuses an unknown command', async () => {
+    const env = { ...process.env, DATABASE_URL: '', STACK_DATA_DIR: '/nonexistent' };
+    const help = await run('npm', ['run', '--silent', 'ops', '--', '--help'], { env });
+    expect(help.stdout).toMatch(/^Usage: npm run ops -- <command>\n(.+\n){4}$/);
+    const unknown = await run('npm', ['run', '--silent', 'ops', '--', 'partner:delete'], { env }).catch((error: { code: number; stdout: string }) => error);
+    expect(unknown).toMatchObject({ code: 2 });
+    expect(JSON.parse((unknown as { stdout: string }).stdout).error).toMatch(/^Unknown command partner:delete/);
+  }, 60_000);
+
   it('creates a rider whose token works on the rider API', async () => {
     const rider = await ops('rider:create', '--name', 'Kojo Asante', '--vehicle', 'Honda Ace', '--lat', '5.55', '--lng', '-0.2');
     expect(rider).toEqual({ rider_id: expect.any(String), rider_token: expect.stringMatching(/^rk_/) });
