@@ -9,6 +9,7 @@ import { ApiError } from './errors';
 import { allowOnly } from './middleware/allow-only';
 import { errorHandler } from './middleware/errors';
 import { integerQuery } from './middleware/finite-numbers';
+import { headAsGet } from './middleware/head-as-get';
 import { httpMetrics } from './middleware/metrics';
 import { partnerAuth } from './middleware/partner-auth';
 import { partnerRateLimit, placesRateLimit, riderRateLimit, trackingRateLimit } from './middleware/rate-limit';
@@ -56,7 +57,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
   api.use('/track', publicCors, trackingRateLimit(deps));
   api.use('/places', placesRateLimit(deps));
-  api.use(integerQuery);
+  api.use(headAsGet, integerQuery);
   api.use(
     OpenApiValidator.middleware({
       apiSpec: document as never,

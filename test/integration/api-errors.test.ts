@@ -103,6 +103,20 @@ describe('the error envelope', () => {
     }
   });
 
+  it('answers HEAD on the API like GET without the body, and 405 where there is no GET', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const auth = { Authorization: `Bearer ${liveKey}` };
+    const head = await fetch(`${stack.baseUrl}/api/v1/partner/deliveries`, { method: 'HEAD', headers: auth });
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(await head.text()).toBe('');
+    const unknown = await fetch(`${stack.baseUrl}/api/v1/track/6f1c2b1e-8d7a-4c55-9b0e-2f5a4d3c2b1a/public`, { method: 'HEAD' });
+    expect(unknown.status).toBe(404);
+    const postOnly = await fetch(`${stack.baseUrl}/api/v1/partner/quotes`, { method: 'HEAD', headers: auth });
+    expect(postOnly.status).toBe(405);
+    expect(postOnly.headers.get('allow')).toBe('POST');
+  });
+
   it('tells a rider app that sends two photos to send one, rather than that its photo is too large', async () => {
     const rider = await makeRider(stack.orm);
     const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10]);
