@@ -108,6 +108,9 @@ function toApiError(error: unknown, requestId: string | undefined): ApiError {
         return ApiError.badRequest(e.message ?? 'The request is not valid', fieldDetails(e.errors));
     }
   }
+  // The body parser's other refusals (a compressed body that does not inflate, a body shorter than
+  // its Content-Length) and a path that does not decode are the client's request, not our fault.
+  if (status === 400 && (error as { expose?: unknown }).expose === true) return ApiError.badRequest('The request could not be read');
   if (isUnavailable(error)) return ApiError.unavailable();
   return new ApiError(500, 'internal_error', 'Something went wrong on our side', { request_id: requestId ?? null });
 }

@@ -134,6 +134,19 @@ describe('the error envelope', () => {
     expect(body.error.details).toEqual({ photo: 'only one file may be sent' });
   });
 
+  it('answers a compressed body that does not inflate with 400 bad_request, not as our fault', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    for (const encoding of ['gzip', 'br', 'deflate']) {
+      const res = await api(stack.baseUrl, liveKey).post('/partner/quotes', '{"pickup_lat": 5.5}', {
+        'Content-Type': 'application/json',
+        'Content-Encoding': encoding,
+      });
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'bad_request');
+      expect(res.body.error.details).toEqual({});
+    }
+  });
+
   it('answers unknown and malformed delivery ids with 404', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const client = api(stack.baseUrl, liveKey);
