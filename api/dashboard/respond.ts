@@ -33,6 +33,15 @@ export function safeDashboardPath(value: unknown, fallback = '/dashboard'): stri
   return /^\/dashboard(?:[/?][A-Za-z0-9/_.?=&%-]*)?$/.test(value) ? value : fallback;
 }
 
+/**
+ * The `offset` of a paged list as typed in the address bar: a whole number from 0, else 0. A
+ * number too large to be exact (`1e20`) is no page anyone reached by following links.
+ */
+export function pageOffset(value: unknown): number {
+  const offset = Number(value);
+  return Number.isSafeInteger(offset) && offset > 0 ? offset : 0;
+}
+
 /** Trimmed text fields of a submitted form; anything missing or not text becomes ''. */
 export function formValues<K extends string>(req: Request, names: readonly K[]): Record<K, string> {
   const body = (req.body ?? {}) as Record<string, unknown>;

@@ -225,6 +225,16 @@ describe('dashboard deliveries', () => {
     expect((await client.get(`/dashboard/deliveries/${booked.id}`)).status).toBe(404);
   });
 
+  it('shows the first page for an offset no link gives: too large to be exact, negative or not a number', async () => {
+    const { client } = await account();
+    for (const path of ['/dashboard/deliveries', '/dashboard/webhook']) {
+      for (const offset of ['1e20', '99999999999999999999', '-5', 'abc']) {
+        const page = await client.get(`${path}?offset=${offset}`);
+        expect({ path, offset, status: page.status }).toEqual({ path, offset, status: 200 });
+      }
+    }
+  });
+
   it('does not show another business’s delivery', async () => {
     const owner = await account();
     const key = await createKey(owner.client);

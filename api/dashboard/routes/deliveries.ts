@@ -8,7 +8,7 @@ import { ApiError, requireUuid } from '../../errors';
 import { loadWebhookDeliveries } from '../../services/webhook-log';
 import { deliveriesPage, deliveryPage, PAGE_SIZE } from '../pages/deliveries';
 import type { CallbackView } from '../pages/webhook-log';
-import { pageOf, render } from '../respond';
+import { pageOf, pageOffset, render } from '../respond';
 
 /** The delivery list (filtered by status) and one delivery with its trail and callbacks. */
 export function createDeliveryRoutes({ orm, settings }: AppDeps): Router {
@@ -17,7 +17,7 @@ export function createDeliveryRoutes({ orm, settings }: AppDeps): Router {
   router.get('/deliveries', async (req, res) => {
     const ctx = pageOf(res);
     const status = (DELIVERY_STATUSES as readonly string[]).includes(String(req.query.status)) ? (req.query.status as DeliveryStatus) : null;
-    const offset = Math.max(0, Math.floor(Number(req.query.offset) || 0));
+    const offset = pageOffset(req.query.offset);
     const em = orm.em.fork();
     const rows = await em.find(
       DeliverySchema,

@@ -6,7 +6,7 @@ import { loadWebhookDeliveries, type WebhookEventRow } from '../../services/webh
 import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../services/webhook-settings';
 import type { CallbackView } from '../pages/webhook-log';
 import { webhookPage } from '../pages/webhook';
-import { formValues, pageOf, redirectWith, render, safeDashboardPath } from '../respond';
+import { formValues, pageOf, pageOffset, redirectWith, render, safeDashboardPath } from '../respond';
 
 const PAGE = 20;
 
@@ -52,7 +52,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
 
   router.get('/webhook', async (req, res) => {
     const ctx = pageOf(res);
-    const offset = Math.max(0, Math.floor(Number(req.query.offset) || 0));
+    const offset = pageOffset(req.query.offset);
     render(res, webhookPage(ctx, await pageData(ctx.viewer!.partnerId, ctx.mode, offset)));
   });
 
