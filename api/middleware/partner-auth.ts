@@ -31,7 +31,12 @@ export function bearerToken(req: Request): string | null {
 export const AUTH_CACHE_MS = 2000;
 
 const validKeys = new TokenCache<PartnerAuth>(AUTH_CACHE_MS);
-onApiKeyRevoked((keyId) => validKeys.deleteWhere((auth) => auth.keyId === keyId));
+/** Counts revocations heard of, so a lookup that a revocation overtook is not remembered. */
+let revocations = 0;
+onApiKeyRevoked((keyId) => {
+  revocations += 1;
+  validKeys.deleteWhere((auth) => auth.keyId === keyId);
+});
 
 /**
  * `Authorization: Bearer sk_live_…|sk_test_…`. The checksum rejects malformed keys without a
@@ -48,6 +53,7 @@ export function partnerAuth(orm: MikroORM) {
     const hash = hashSecret(token);
     let auth = validKeys.get(hash);
     if (!auth) {
+      const revocationsBefore = revocations;
       const em = orm.em.fork();
       const [key] = await em.execute<{ id: string; partner_id: string; mode: KeyMode; stale: boolean }[]>(
         `select id, partner_id, mode, (last_used_at is null or last_used_at < now() - interval '60 seconds') as stale
@@ -63,7 +69,9 @@ export function partnerAuth(orm: MikroORM) {
         void em.execute('update api_keys set last_used_at = now() where id = ?', [key.id]).catch(() => undefined);
       }
       auth = { partnerId: key.partner_id, mode: key.mode, keyId: key.id };
-      validKeys.set(hash, auth);
+      // A key revoked while this lookup was under way may have been read before the revocation:
+      // this request, already in flight, goes on, but the key is not trusted for the next ones.
+      if (revocations === revocationsBefore) validKeys.set(hash, auth);
     }
     res.locals.auth = auth;
     res.locals.partnerId = auth.partnerId;
