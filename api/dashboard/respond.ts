@@ -42,13 +42,16 @@ export function pageOffset(value: unknown): number {
   return Number.isSafeInteger(offset) && offset > 0 ? offset : 0;
 }
 
-/** Trimmed text fields of a submitted form; anything missing or not text becomes ''. */
+/**
+ * Trimmed text fields of a submitted form; anything missing or not text becomes ''. A NUL
+ * character, which no one types and PostgreSQL text cannot hold, is dropped.
+ */
 export function formValues<K extends string>(req: Request, names: readonly K[]): Record<K, string> {
   const body = (req.body ?? {}) as Record<string, unknown>;
   const out = {} as Record<K, string>;
   for (const name of names) {
     const value = body[name];
-    out[name] = typeof value === 'string' ? value.trim() : '';
+    out[name] = typeof value === 'string' ? value.replaceAll('\u0000', '').trim() : '';
   }
   return out;
 }

@@ -57,6 +57,14 @@ describe('dashboard API keys', () => {
     expect(longest.text).toContain('maxlength="100"');
     expect(await keysOf()).toEqual([{ label: 'k'.repeat(100) }]);
   });
+
+  it('drops a NUL character from what a form sends rather than failing on it', async () => {
+    const { partnerId, client } = await account();
+    const created = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'web\u0000 server', mode: 'test' });
+    expect(created.status).toBe(201);
+    const labels = await stack.orm.em.fork().execute('select label from api_keys where partner_id = ?', [partnerId]);
+    expect(labels).toEqual([{ label: 'web server' }]);
+  });
 });
 
 describe('dashboard Mobile Money accounts', () => {
