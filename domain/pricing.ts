@@ -19,9 +19,14 @@ export interface Fare {
   totalFare: Pesewas;
 }
 
+/** Distance in hundredths of a km (tens of metres): the precision partners are shown and charged. */
+function hundredthsOfKm(distanceMeters: number): number {
+  return Math.round(distanceMeters / 10);
+}
+
 /** Distance in km as shown to partners: two decimals. */
 export function distanceKm(distanceMeters: number): number {
-  return Math.round(distanceMeters / 10) / 100;
+  return hundredthsOfKm(distanceMeters) / 100;
 }
 
 /**
@@ -29,11 +34,13 @@ export function distanceKm(distanceMeters: number): number {
  * and rounded to the pesewa, so the parts always add up to the total a partner sees. The
  * distance is first taken to whole metres, as it is stored, so the kilometres a booking shows
  * later are the ones it was charged for (11,514.99 m would otherwise be charged as 11.51 km
- * and shown as 11.52).
+ * and shown as 11.52). The fee is worked out in whole numbers (hundredths of a km times pesewas
+ * per km), so a fee that falls on half a pesewa always rounds up: 2.01 km at 250 pesewas is
+ * 502.5, charged 503, where the float 2.01 × 250 is 502.49999… and would round down.
  */
 export function priceRoute(routeMeters: number, card: RateCard = RATE_CARD): Fare {
   const distanceMeters = Math.round(routeMeters);
-  const distanceFee = Math.round(distanceKm(distanceMeters) * card.perKm);
+  const distanceFee = Math.round((hundredthsOfKm(distanceMeters) * card.perKm) / 100);
   return {
     baseFare: card.baseFare,
     distanceMeters,

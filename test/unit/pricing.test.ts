@@ -26,6 +26,21 @@ describe('pricing', () => {
     expect(quoteView(priceRoute(11_514.99))).toMatchObject({ distance_km: 11.52, distance_fee: 28.8 });
   });
 
+  it('rounds a distance fee of half a pesewa up at every distance', () => {
+    // 2.01 km × 250 pesewas is 502.5 pesewas; as floats 2.01 × 250 is 502.49999…
+    expect(priceRoute(2_010).distanceFee).toBe(503);
+    expect(quoteView(priceRoute(2_010))).toMatchObject({ distance_km: 2.01, distance_fee: 5.03, total_fare: 17.03 });
+    expect(quoteView(priceRoute(16_130))).toMatchObject({ distance_km: 16.13, distance_fee: 40.33 });
+    const wrong: string[] = [];
+    for (let hundredths = 0; hundredths <= 30_000; hundredths++) {
+      const exact = hundredths * RATE_CARD.perKm; // in hundredths of a pesewa, a whole number
+      const halfUp = (exact - (exact % 100)) / 100 + (exact % 100 >= 50 ? 1 : 0);
+      const fee = priceRoute(hundredths * 10).distanceFee;
+      if (fee !== halfUp) wrong.push(`${hundredths / 100} km: ${fee}, not ${halfUp}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+
   it('shows cedis with at most two decimals and parts that add up exactly', () => {
     for (const metres of [0, 1, 999, 5_555, 12_345, 87_654, 123_456]) {
       const quote = quoteView(priceRoute(metres));
