@@ -94,7 +94,17 @@ export function createApp(deps: AppDeps): Express {
   app.use(
     '/docs',
     allowOnly('GET'),
-    helmet({ contentSecurityPolicy: { directives: { 'script-src': ["'self'", "'unsafe-inline'"], 'img-src': ["'self'", 'data:'] } } }),
+    helmet({
+      contentSecurityPolicy: {
+        directives: {
+          'script-src': ["'self'", "'unsafe-inline'"],
+          'img-src': ["'self'", 'data:'],
+          // As on the dashboard: only in production, where the site is HTTPS. Elsewhere it would send
+          // the page's own assets to https:// on any host but localhost, and the page would be blank.
+          'upgrade-insecure-requests': deps.settings.nodeEnv === 'production' ? [] : null,
+        },
+      },
+    }),
     swaggerUi.serve,
     swaggerUi.setup(document, { customSiteTitle: 'Partner Delivery API', swaggerOptions: { url: '/openapi.json' } }),
   );
