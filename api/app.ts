@@ -15,7 +15,7 @@ import { partnerAuth } from './middleware/partner-auth';
 import { partnerRateLimit, placesRateLimit, riderRateLimit, trackingRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { riderAuth } from './middleware/rider-auth';
-import { buildOpenApiDocument } from './openapi/document';
+import { buildOpenApiDocument, forRequestValidation } from './openapi/document';
 import { rememberOpenApiRouteMatchers } from './openapi/route-matchers';
 import { createDeliveriesRouter } from './routes/deliveries';
 import { createHealthRouter } from './routes/health';
@@ -60,7 +60,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(headAsGet, integerQuery);
   api.use(
     OpenApiValidator.middleware({
-      apiSpec: document as never,
+      apiSpec: forRequestValidation(document) as never,
       validateApiSpec: false,
       // Query and path parameters are always coerced from their strings; a JSON body is taken as
       // typed, so `null` or `"5.5"` for a number is refused rather than read as 0 or 5.5.

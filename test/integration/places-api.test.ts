@@ -64,6 +64,32 @@ describe('place search over HTTP (the bundled gazetteer)', () => {
     }
   });
 
+  it('takes a query however a client writes it: a space as `+`, brackets and other reserved characters unencoded', async () => {
+    const encoded = await open().get('/places/autocomplete?q=osu%20castle');
+    expect(encoded.status).toBe(200);
+    expect(encoded.body[0].place_id).toBe('accra-osu-castle');
+
+    // URLSearchParams and HTML forms write a space as `+`; encodeURIComponent leaves `!*()` as they are.
+    for (const query of [new URLSearchParams({ q: 'osu castle' }).toString(), 'q=osu+castle!', 'q=(osu+castle)', 'q=osu*castle']) {
+      const res = await open().get(`/places/autocomplete?${query}`);
+      expect([query, res.status]).toEqual([query, 200]);
+      expect(res.body[0].place_id).toBe('accra-osu-castle');
+    }
+
+    // A place id sent back exactly as it was given, not encoded: unknown here, but not malformed.
+    const lookup = await open().get('/places/resolve?place_id=photon:abc.def');
+    expect(lookup.status).toBe(404);
+    expect(lookup.body.error.code).toBe('not_found');
+  });
+
+  it('reads a page size written with `+` for a space like the same size encoded', async () => {
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.testKey);
+    expect((await client.get('/partner/deliveries?limit=%201&offset=%200')).status).toBe(200);
+    expect((await client.get('/partner/deliveries?limit=+1&offset=+0')).status).toBe(200);
+    expect((await client.get('/partner/deliveries?limit=1+1')).status).toBe(400);
+  });
+
   it('refuses a search or a lookup with nothing to look for', async () => {
     const search = await open().get('/places/autocomplete');
     const lookup = await open().get('/places/resolve');
