@@ -57,7 +57,9 @@ export function createApp(deps: AppDeps): Express {
   api.use(express.json({ limit: '100kb', strict: true, type: ['application/json', 'application/*+json'] }));
   api.use('/track', publicCors, trackingRateLimit(deps));
   api.use('/places', placesRateLimit(deps));
-  api.use(headAsGet, integerQuery);
+  api.use(headAsGet);
+  // Only the lists take a page; elsewhere `limit` and `offset` are unknown query fields, ignored.
+  api.get(['/partner/deliveries', '/partner/webhook/deliveries'], integerQuery);
   api.use(
     OpenApiValidator.middleware({
       apiSpec: forRequestValidation(document) as never,

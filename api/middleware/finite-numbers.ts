@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError } from '../errors';
 
-/** Query parameters that are integers wherever they appear. */
+/** The page parameters of the lists (mounted on those routes only). */
 const INTEGER_QUERY = ['limit', 'offset'] as const;
 
 /**

@@ -168,6 +168,22 @@ describe('the error envelope', () => {
     expect((await client.get('/partner/deliveries?limit=100&offset=0')).status).toBe(200);
   });
 
+  it('ignores limit and offset on routes that take no page, like any unknown query field', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const junk = 'limit=abc&offset=1.5';
+    expect((await api(stack.baseUrl, liveKey).get(`/partner/payment-methods?${junk}`)).status).toBe(200);
+    expect((await api(stack.baseUrl).get(`/places/autocomplete?q=osu&${junk}`)).status).toBe(200);
+    const tracking = await api(stack.baseUrl).get(`/track/00000000-0000-4000-8000-000000000000/public?${junk}`);
+    expect(tracking.status).toBe(404);
+    expectEnvelope(tracking.body, 'not_found');
+    // The lists still refuse them, however the path is written.
+    for (const path of ['/partner/deliveries', '/partner/deliveries/', '/Partner/Deliveries', '/partner/webhook/deliveries']) {
+      const res = await api(stack.baseUrl, liveKey).get(`${path}?${junk}`);
+      expect([path, res.status]).toEqual([path, 400]);
+      expect(res.body.error.details).toEqual({ limit: 'must be integer', offset: 'must be integer' });
+    }
+  });
+
   it('refuses a scheduled_at that names no real time instead of moving it to another day', async () => {
     const { liveKey, partnerId } = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, liveKey);
