@@ -36,8 +36,9 @@ export class ApiError extends Error {
     return new ApiError(409, 'conflict', message, details);
   }
 
-  static methodNotAllowed(allowed: readonly string[]) {
-    return new ApiError(405, 'method_not_allowed', 'This method is not allowed on this path', {}, { Allow: allowed.join(', ') });
+  /** A known path asked with a method it does not take; `allow` is the `Allow` header's value. */
+  static methodNotAllowed(allow: string) {
+    return new ApiError(405, 'method_not_allowed', 'This method is not allowed on this path', {}, { Allow: allow });
   }
 
   static unauthorized(message: string) {

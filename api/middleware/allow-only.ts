@@ -10,6 +10,6 @@ export function allowOnly(...methods: string[]): RequestHandler {
   const served = methods.includes('GET') ? [...methods, 'HEAD'] : methods;
   return (req, _res, next) => {
     if (served.includes(req.method)) next();
-    else next(ApiError.methodNotAllowed(methods));
+    else next(ApiError.methodNotAllowed(methods.join(', ')));
   };
 }

@@ -94,7 +94,7 @@ function toApiError(error: unknown, requestId: string | undefined): ApiError {
       case 404:
         return ApiError.notFound('No such route');
       case 405:
-        return new ApiError(405, 'method_not_allowed', 'This method is not allowed on this path', {}, e.headers ?? {});
+        return ApiError.methodNotAllowed(e.headers?.Allow ?? '');
       case 413:
         // Only a multipart upload reaches the validator's limits; JSON bodies stop at the parser.
         // A second file is over the count, not the size: the rider app must hear which.

@@ -20,7 +20,7 @@ import { riderOf } from '../middleware/rider-auth';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
 import { checkHandoverProof } from '../services/handover';
 
-/** The rider app's API (DESIGN section 10). The rider token is checked in app.ts, before validation. */
+/** The rider app's API (DESIGN section 10). The rider token is checked in app.ts, before the body is read. */
 export function createRiderRouter(deps: AppDeps): Router {
   const { orm } = deps;
   const router = Router();
