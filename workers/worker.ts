@@ -9,7 +9,7 @@ export interface WorkerSetup {
   deps: ActivityDeps;
   /** A prebuilt bundle (production, tests); without it the workflows are bundled at start. */
   workflowBundlePath?: string;
-  tuning?: Partial<Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'maxCachedWorkflows'>>;
+  tuning?: Partial<Pick<WorkerOptions, 'maxConcurrentActivityTaskExecutions' | 'maxConcurrentWorkflowTaskExecutions' | 'maxCachedWorkflows' | 'shutdownForceTime'>>;
 }
 
 /** The delivery worker: every workflow and activity on one task queue. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { DefaultLogger, GracefulShutdownPeriodExpiredError, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { answerMalformedRequests } from '../../api/client-errors';
 import type { AppDeps } from '../../api/deps';
@@ -15,6 +15,9 @@ import { selectMapProviders } from '../../integrations/select';
 import { LocalFilePhotos } from '../../integrations/storage/local-files';
 import { activityDeps, signalWhenDebitsSettle } from '../../workers/activity-deps';
 import { createWorker } from '../../workers/worker';
+
+/** How long a test worker may take to stop before it is stopped by force. */
+const WORKER_STOP_LIMIT_MS = 30_000;
 
 /** Short timers: time-skipping is not available on the dev server, so tests shrink every wait. */
 export const FAST_TIMINGS: Record<string, string> = {
@@ -103,6 +106,7 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
 
   let nativeConnection: NativeConnection | null = null;
   let running: Promise<void> | null = null;
+  let workerForced = false;
   const stack: TestStack = {
     settings,
     orm,
@@ -118,13 +122,22 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
         taskQueue: settings.temporalTaskQueue,
         workflowBundlePath: process.env.WORKFLOW_BUNDLE,
         deps: { ...activityDeps({ settings, orm, temporal, logger, gateways }), ...options.activityOverrides },
+        // A suite's teardown must end within jest's hook timeout even when a shutdown stalls.
+        tuning: { shutdownForceTime: `${WORKER_STOP_LIMIT_MS}ms` },
       });
       stack.worker = worker;
       running = worker.run();
     },
     async stopWorker() {
       if (stack.worker && stack.worker.getState() === 'RUNNING') stack.worker.shutdown();
-      await running;
+      const stopping = Date.now();
+      await running?.catch((error: unknown) => {
+        if (!(error instanceof GracefulShutdownPeriodExpiredError)) throw error;
+        workerForced = true;
+      });
+      // Said out loud: a shutdown this slow is worth a look, even when the suite passes.
+      const tookMs = Date.now() - stopping;
+      if (tookMs > 10_000) process.stderr.write(`test stack: the worker took ${tookMs} ms to stop\n`);
       running = null;
       stack.worker = null;
     },
@@ -132,7 +145,8 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
       await stack.stopWorker();
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
-      await nativeConnection?.close();
+      // A worker stopped by force still holds its connection; the test process ends soon anyway.
+      if (!workerForced) await nativeConnection?.close();
       await clientConnection.close();
       await orm.close();
     },
