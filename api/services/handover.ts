@@ -7,22 +7,24 @@ import { ApiError } from '../errors';
 /** A multipart file as the upload parser leaves it on the request. */
 interface UploadedFile {
   fieldname: string;
-  mimetype: string;
   size: number;
   buffer: Buffer;
 }
 
 /** Photo types and size accepted as proof of hand-over. */
-export const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'];
+export const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
 export const PHOTO_MAX_BYTES = 5 * 1024 * 1024;
 
-/** Leading bytes of each accepted type, so a renamed text file is not taken for a photo. */
-function looksLikeImage(bytes: Buffer): boolean {
-  return (
-    (bytes[0] === 0xff && bytes[1] === 0xd8) ||
-    bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) ||
-    (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP')
-  );
+/**
+ * The photo's type by its leading bytes, or null when it is none of the accepted ones. The bytes
+ * decide, not the part's declared type: a rider app or `curl -F photo=@file` may label a photo
+ * `application/octet-stream`, and a renamed text file labelled `image/png` is still no photo.
+ */
+function imageType(bytes: Buffer): (typeof PHOTO_TYPES)[number] | null {
+  if (bytes[0] === 0xff && bytes[1] === 0xd8) return 'image/jpeg';
+  if (bytes.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))) return 'image/png';
+  if (bytes.subarray(0, 4).toString('latin1') === 'RIFF' && bytes.subarray(8, 12).toString('latin1') === 'WEBP') return 'image/webp';
+  return null;
 }
 
 /**
@@ -61,16 +63,15 @@ export async function checkHandoverProof(
     const files = (req as Request & { files?: UploadedFile[] }).files ?? [];
     const photo = files.find((f) => f.fieldname === 'photo');
     if (!photo) throw ApiError.badRequest('A photo of the hand-over is required', { photo: 'is required (multipart field "photo")' });
-    if (!PHOTO_TYPES.includes(photo.mimetype) || !looksLikeImage(photo.buffer)) {
-      throw ApiError.badRequest('The photo must be a JPEG, PNG or WebP image', { photo: 'must be image/jpeg, image/png or image/webp' });
-    }
+    const type = imageType(photo.buffer);
+    if (!type) throw ApiError.badRequest('The photo must be a JPEG, PNG or WebP image', { photo: 'must be image/jpeg, image/png or image/webp' });
     if (photo.size > PHOTO_MAX_BYTES) throw ApiError.badRequest('The photo is larger than 5 MB', { photo: 'must be at most 5 MB' });
-    const name = `${delivery.id}-${position === FINAL_DROP ? 'final' : `stop-${position}`}-${Date.now()}.${photo.mimetype.split('/')[1]}`;
-    const storageKey = await photos.put(name, photo.buffer, photo.mimetype);
+    const name = `${delivery.id}-${position === FINAL_DROP ? 'final' : `stop-${position}`}-${Date.now()}.${type.split('/')[1]}`;
+    const storageKey = await photos.put(name, photo.buffer, type);
     await orm.em.fork().execute(
       `insert into handover_photos (delivery_id, position, storage_key, content_type, size_bytes) values (?, ?, ?, ?, ?)
        on conflict (delivery_id, position) do update set storage_key = excluded.storage_key`,
-      [delivery.id, position, storageKey, photo.mimetype, photo.size],
+      [delivery.id, position, storageKey, type, photo.size],
     );
     return { kind: 'photo', storageKey };
   }

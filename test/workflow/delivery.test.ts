@@ -292,6 +292,40 @@ describe('verification at hand-over', () => {
       .execute<{ size_bytes: number }[]>('select size_bytes from handover_photos where delivery_id = ?', [created.id]);
     expect(photo?.size_bytes).toBe(png.length);
   });
+
+  it('knows a photo by its bytes, whatever type the upload part declares', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey, { verification_method: 'photo', additional_stops: [stopBody()] });
+    await rider.take(created.id);
+    await rider.pickup(created.id);
+    await rider.depart(created.id);
+    const upload = (path: string, part: Blob) => {
+      const form = new FormData();
+      form.append('photo', part, 'door');
+      return fetch(`${stack.baseUrl}/api/v1/rider/deliveries/${created.id}/${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${rider.riderToken}` },
+        body: form,
+      });
+    };
+    const jpeg = Buffer.from([0xff, 0xd8, 0xff, 0xe0, 0x00, 0x10, 0x4a, 0x46, 0x49, 0x46]);
+    const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+
+    // No declared type at all (sent as application/octet-stream), as `curl -F photo=@door` sends it.
+    expect((await upload('stops/0/complete', new Blob([jpeg]))).status).toBe(200);
+    // A declared type that the bytes contradict.
+    expect((await upload('deliver', new Blob([png], { type: 'image/jpeg' }))).status).toBe(200);
+
+    const photos = await stack.orm.em
+      .fork()
+      .execute<{ position: number; content_type: string }[]>('select position, content_type from handover_photos where delivery_id = ? order by position desc', [created.id]);
+    expect(photos).toEqual([
+      { position: 0, content_type: 'image/jpeg' },
+      { position: -1, content_type: 'image/png' },
+    ]);
+    expect((await partner.client.get(`/partner/deliveries/${created.id}`)).body.status).toBe('delivered');
+  });
 });
 
 describe('a worker that dies mid-delivery', () => {
