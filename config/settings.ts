@@ -155,10 +155,12 @@ export function loadSettings(env: Env = process.env): Settings {
   if (!/^[A-Z0-9]{1,10}$/.test(referencePrefix)) {
     throw new SettingsError('REFERENCE_PREFIX', 'expected 1 to 10 capital letters or digits');
   }
+  const port = number(env, 'PORT', 3000, { integer: true });
   return {
     nodeEnv,
-    port: number(env, 'PORT', 3000, { integer: true }),
-    siteUrl: url(env, 'SITE_URL', 'http://localhost:3000'),
+    port,
+    // On the machine itself the site is the API's own port, so `PORT=3200` alone gives working links.
+    siteUrl: url(env, 'SITE_URL', `http://localhost:${port}`),
     databaseUrl,
     databasePoolMax: number(env, 'DATABASE_POOL_MAX', 10, { min: 1, integer: true }),
     temporalAddress: text(env, 'TEMPORAL_ADDRESS', 'localhost:7233'),

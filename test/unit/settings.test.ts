@@ -17,6 +17,11 @@ describe('settings', () => {
     expect(s.paymentGateway).toBe('sandbox');
   });
 
+  it('takes the site address from PORT when SITE_URL is not given', () => {
+    expect(loadSettings({ ...base, PORT: '3200' }).siteUrl).toBe('http://localhost:3200');
+    expect(loadSettings({ ...base, PORT: '3200', SITE_URL: 'https://track.example.com.gh/' }).siteUrl).toBe('https://track.example.com.gh');
+  });
+
   it.each([
     ['PORT', 'abc'],
     ['DISPATCH_TIMEOUT_SECONDS', '-5'],
