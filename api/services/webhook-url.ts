@@ -20,6 +20,7 @@ const RANGE_NAMES: Record<string, string> = {
  * wrote, not a normalised form). In production it must be HTTPS and every address its host
  * resolves to must be public unicast (not private, loopback, link-local, mapped or reserved).
  * The check is repeated at send time by the filtering agent, which also defeats DNS rebinding.
+ * Outside production plain http and loopback are allowed too, and nothing else more.
  */
 export async function checkWebhookUrl(raw: string, production: boolean): Promise<string> {
   let url: URL;
@@ -36,24 +37,35 @@ export async function checkWebhookUrl(raw: string, production: boolean): Promise
   if (url.username || url.password) {
     throw ApiError.badRequest('webhook_url must not carry credentials', { webhook_url: 'must not contain a user or password' });
   }
-  if (!production) return raw;
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  if (!production) {
+    // Outside production only plain http and loopback are let through (DESIGN sections 3 and 7),
+    // so a partner can test against a receiver on its own machine. A private or link-local address
+    // written in the URL is refused as in production; a host name is not looked up here.
+    if (ipaddr.isValid(host)) refuseNonPublic(url, [host], ['loopback']);
+    return raw;
+  }
   if (url.protocol !== 'https:') throw ApiError.badRequest('webhook_url must be an HTTPS URL', { webhook_url: 'must use https' });
 
-  const host = url.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];
   try {
     addresses = ipaddr.isValid(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
   } catch {
     throw ApiError.badRequest('webhook_url host does not resolve', { webhook_url: 'the host name does not resolve' });
   }
+  refuseNonPublic(url, addresses, []);
+  return raw;
+}
+
+/** Refuses the URL when one of its addresses is outside public unicast (and the ranges allowed). */
+function refuseNonPublic(url: URL, addresses: string[], allowed: string[]): void {
   for (const address of addresses) {
     const range = ipaddr.process(address).range();
-    if (range !== 'unicast') {
+    if (range !== 'unicast' && !allowed.includes(range)) {
       const kind = RANGE_NAMES[range] ?? `non-public, ${range}`;
       throw ApiError.badRequest(`webhook_url must point at a public address; ${url.hostname} is ${kind}`, {
         webhook_url: `resolves to ${address} (${kind}), which is not allowed`,
       });
     }
   }
-  return raw;
 }

@@ -106,3 +106,38 @@ describe('callback URL settings', () => {
     expect(res.body.error.code).toBe('bad_request');
   });
 });
+
+describe('callback URL settings outside production', () => {
+  let devStack: TestStack;
+  beforeAll(async () => {
+    devStack = await startTestStack({ withoutWorker: true });
+  });
+  afterAll(async () => {
+    await devStack?.close();
+  });
+
+  it('takes plain http and loopback, so a partner can test against a receiver on its own machine', async () => {
+    const partner = await makePartner(devStack.orm);
+    const client = api(devStack.baseUrl, partner.testKey);
+    for (const url of ['http://127.0.0.1:8080/hooks', 'http://localhost:8080/hooks', 'http://[::1]:8080/hooks', 'http://93.184.215.14/hooks']) {
+      const res = await client.put('/partner/webhook', { webhook_url: url });
+      expect({ url, status: res.status }).toEqual({ url, status: 200 });
+    }
+  });
+
+  it.each([
+    ['a private 10.x address', 'https://10.0.0.7/hooks', /private/],
+    ['a private 192.168.x address', 'http://192.168.1.20/hooks', /private/],
+    ['the link-local metadata address', 'http://169.254.169.254/latest/meta-data', /link-local/],
+    ['an IPv6 unique-local address', 'https://[fd00::1]/hooks', /private/],
+    ['the unspecified address', 'http://0.0.0.0:8080/hooks', /unspecified/],
+  ])('still refuses %s with 400 and the reason', async (_what, url, reason) => {
+    const partner = await makePartner(devStack.orm);
+    const client = api(devStack.baseUrl, partner.testKey);
+    const res = await client.put('/partner/webhook', { webhook_url: url });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe('bad_request');
+    expect(res.body.error.details.webhook_url).toMatch(reason);
+    expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: null });
+  });
+});

@@ -73,3 +73,23 @@ describe('callback URL check outside production', () => {
     expect((await refusal('ftp://127.0.0.1/hooks', false)).status).toBe(400);
   });
 });
+
+describe('callback URL check outside production, other addresses', () => {
+  it.each([
+    ['https://10.1.2.3/hooks', /private/],
+    ['http://172.16.0.9/hooks', /private/],
+    ['http://169.254.169.254/latest/meta-data', /link-local/],
+    ['https://[fd00::1]/hooks', /private/],
+    ['http://[::ffff:192.168.1.1]/hooks', /private/],
+  ])('refuses %s: only loopback is let through', async (url, reason) => {
+    const error = await refusal(url, false);
+    expect(error.status).toBe(400);
+    expect(String(error.details.webhook_url)).toMatch(reason);
+  });
+
+  it('takes loopback written in any form', async () => {
+    for (const url of ['http://127.0.0.2:8080/hooks', 'http://[::1]:8080/hooks', 'http://[::ffff:127.0.0.1]:8080/hooks']) {
+      await expect(checkWebhookUrl(url, false)).resolves.toBe(url);
+    }
+  });
+});
