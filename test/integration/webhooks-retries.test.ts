@@ -104,6 +104,39 @@ describe('retrying a callback', () => {
     }
   });
 
+  it('gives up after six attempts in all (the first and five retries), the same bytes each time', async () => {
+    const { receiver, client, liveKey } = await subscribedPartner();
+    receiver.onCallback = async () => {
+      throw new Error('receiver down for good');
+    };
+    const deliveryId = await cancelledDelivery(liveKey);
+    await finished(deliveryId);
+
+    const arrivals = receiver.arrivalsFor(deliveryId);
+    expect(arrivals.map((a) => a.answeredWith)).toEqual(Array(6).fill(500));
+    expect(arrivals.map((a) => a.headers['x-service-attempt'])).toEqual(['1', '2', '3', '4', '5', '6']);
+    for (const arrival of arrivals) {
+      expect(arrival.raw.equals(arrivals[0]!.raw)).toBe(true);
+      expect(arrival.headers['x-service-event-id']).toBe(arrivals[0]!.headers['x-service-event-id']);
+      expect(arrival.validSignature).toBe(true);
+    }
+    // Exponential backoff: the n-th retry waits initial × coefficient^(n-1). The server's timers
+    // are coarse under a second, so only the longer waits are held to their figure.
+    const waits = arrivals.slice(1).map((a, i) => a.arrivedAt - arrivals[i]!.arrivedAt);
+    const { webhookRetryInitialSeconds: initial, webhookRetryCoefficient: coefficient } = stack.settings;
+    expect(waits[3]).toBeGreaterThanOrEqual(initial * coefficient ** 3 * 1000 * 0.9);
+    expect(waits[4]).toBeGreaterThanOrEqual(initial * coefficient ** 4 * 1000 * 0.9);
+
+    const logged = await loggedCallback(client, deliveryId);
+    expect(logged.state).toBe('failed');
+    expect(logged.attempts.map((a) => [a.attempt, a.status_code, a.error])).toEqual(
+      [6, 5, 4, 3, 2, 1].map((n) => [n, 500, 'HTTP 500']),
+    );
+    expect(logged.attempts[0]!.next_retry_at).toBeNull();
+    expect(logged.attempts.slice(1).every((a) => a.next_retry_at !== null)).toBe(true);
+    expect(receiver.handled).toHaveLength(0);
+  });
+
   it('retries a receiver that answers later than WEBHOOK_TIMEOUT_SECONDS', async () => {
     const { receiver, client, liveKey } = await subscribedPartner();
     receiver.onCallback = async (_callback, tries) => {
@@ -253,5 +286,9 @@ describe('callback log and redelivery', () => {
     expect((await stranger.client.post(`/partner/webhook/deliveries/${id}/redeliver`)).status).toBe(404);
     expect((await owner.client.post('/partner/webhook/deliveries/00000000-0000-4000-8000-000000000000/redeliver')).status).toBe(404);
     expect((await stranger.client.get<LoggedCallback[]>('/partner/webhook/deliveries')).body).toEqual([]);
+    // The owner's test key sees only test-mode callbacks, like a second account.
+    const ownerTest = api(stack.baseUrl, owner.testKey);
+    expect((await ownerTest.post(`/partner/webhook/deliveries/${id}/redeliver`)).status).toBe(404);
+    expect((await ownerTest.get<LoggedCallback[]>('/partner/webhook/deliveries')).body).toEqual([]);
   });
 });
