@@ -326,6 +326,10 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
     };
   }
 
+  const callback = ref('DeliveryCallback', S.DeliveryCallback);
+  // One definition of the Delivery in the document: the callback's `data` refers to it.
+  (components.DeliveryCallback!.properties as Json).data = delivery;
+
   return {
     openapi: '3.1.0',
     info: {
@@ -342,6 +346,32 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
       { name: 'Rider', description: 'Rider app, keyed with a rider token `rk_…`' },
     ],
     paths,
+    // The callbacks a partner receives (OpenAPI 3.1 webhooks): what a receiver is sent and must answer.
+    webhooks: {
+      deliveryStatusChanged: {
+        post: {
+          operationId: 'deliveryStatusChanged',
+          summary: 'A delivery changed status',
+          description:
+            'Sent to the partner’s `webhook_url` on each status change (none for `pending`). Verify ' +
+            '`X-Service-Signature`: `sha256=` and the lowercase hex HMAC-SHA256 of the raw body bytes, keyed ' +
+            'with the webhook secret, compared in constant time. Answer any 2xx within 10 s; anything else is ' +
+            'retried with exponential backoff, at most five times, with the same bytes and event id. The same ' +
+            'event may arrive more than once: de-duplicate on `X-Service-Event-Id` or `delivery_id` plus `status`.',
+          tags: ['Partner'],
+          parameters: [
+            { name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' } },
+            { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'The same on every attempt of one event', schema: { type: 'string', format: 'uuid' } },
+            { name: 'X-Service-Event', in: 'header', required: true, description: 'The `event` of the body', schema: { type: 'string' } },
+            { name: 'X-Service-Attempt', in: 'header', required: true, description: 'Tries of this event so far: 1 to 6, and on with each redelivery', schema: { type: 'string', pattern: '^[1-9][0-9]*$' } },
+          ],
+          // Authenticated by its signature header, not by a scheme the receiver is asked for.
+          security: [],
+          requestBody: jsonBody(callback),
+          responses: { '2XX': { description: 'Received' } },
+        },
+      },
+    },
     components: {
       schemas: components,
       securitySchemes: {
@@ -361,7 +391,12 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
  * which tells generated clients to encode.
  */
 export function forRequestValidation(document: Json): Json {
-  const copy = JSON.parse(JSON.stringify(document)) as { paths: Record<string, Record<string, { parameters?: Json[] }>> };
+  const copy = JSON.parse(JSON.stringify(document)) as {
+    paths: Record<string, Record<string, { parameters?: Json[] }>>;
+    webhooks?: unknown;
+  };
+  // Callbacks are sent, never received: nothing for the request validator.
+  delete copy.webhooks;
   for (const operations of Object.values(copy.paths)) {
     for (const operation of Object.values(operations)) {
       for (const parameter of operation.parameters ?? []) {

@@ -156,6 +156,18 @@ export const Delivery = Type.Object(
 );
 export type DeliveryView = Static<typeof Delivery>;
 
+/** The body of every status callback; `data` is the Delivery as the REST API returns it. */
+export const DeliveryCallback = Type.Object(
+  {
+    event: literalUnion(DELIVERY_STATUSES.filter((status) => status !== 'pending').map((status) => `delivery.${status}`)),
+    delivery_id: Uuid,
+    status: DeliveryStatus,
+    occurred_at: Type.String({ format: 'date-time', description: 'UTC offset form, e.g. 2026-11-21T14:03:00.000+00:00' }),
+    data: Delivery,
+  },
+  { $id: 'DeliveryCallback' },
+);
+
 export const ListQuery = {
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   offset: Type.Integer({ minimum: 0, default: 0 }),

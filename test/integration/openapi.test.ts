@@ -32,6 +32,15 @@ describe('the API description', () => {
         '/places/resolve',
       ]),
     );
+    // The callbacks a partner receives are described too, their `data` the same Delivery schema.
+    const { webhooks, components } = document as unknown as {
+      webhooks: Record<string, { post: { requestBody: { content: Record<string, { schema: { $ref: string } }> }; parameters: { name: string }[] } }>;
+      components: { schemas: Record<string, { properties: Record<string, unknown> }> };
+    };
+    const callback = webhooks.deliveryStatusChanged!.post;
+    expect(callback.requestBody.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/DeliveryCallback' });
+    expect(callback.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['X-Service-Signature', 'X-Service-Event-Id']));
+    expect(components.schemas.DeliveryCallback!.properties.data).toEqual({ $ref: '#/components/schemas/Delivery' });
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(document));
     const lint = spawnSync(path.resolve('node_modules/.bin/redocly'), ['lint', file, '--format=json'], {

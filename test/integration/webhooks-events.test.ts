@@ -4,6 +4,8 @@ import { api } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
 import { startTestReceiver, type Arrival, type TestReceiver } from '../helpers/webhook-test-receiver';
 import { deliveryWorkflowId } from '../../domain/reference';
+import { Value } from 'typebox/value';
+import { DeliveryCallback } from '../../api/openapi/schemas';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const OFFSET_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}\+00:00$/;
@@ -39,6 +41,8 @@ function expectWellFormed(arrival: Arrival, deliveryId: string) {
   expect(arrival.headers['user-agent']).toMatch(/PartnerDeliveryService/);
   const body = arrival.body;
   expect(Object.keys(body)).toEqual(['event', 'delivery_id', 'status', 'occurred_at', 'data']);
+  // What /openapi.json tells receivers to expect (its `webhooks`), checked against what was sent.
+  expect([...Value.Errors(DeliveryCallback, body)]).toEqual([]);
   expect(body.event).toBe(`delivery.${body.status}`);
   expect(body.delivery_id).toBe(deliveryId);
   expect(body.occurred_at).toMatch(OFFSET_TIME);
