@@ -70,12 +70,23 @@ export function errorHandler(logger: Logger) {
 /** Busboy's and multer's words for a multipart body that does not parse. */
 const MALFORMED_MULTIPART = /Unexpected end of (form|multipart data)|Malformed part header|Boundary not found|Part terminated early|Unexpected field|Multipart/i;
 
+function isJson(text: unknown): boolean {
+  if (typeof text !== 'string') return false;
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function toApiError(error: unknown, requestId: string | undefined): ApiError {
   if (error instanceof ApiError) return error;
   const e = error as { type?: string; status?: number; statusCode?: number } & ValidatorError;
   switch (e?.type) {
     case 'entity.parse.failed':
-      return ApiError.badRequest('The body is not valid JSON');
+      // The parser takes only objects and arrays; `null` or `42` is JSON, just not a request body.
+      return ApiError.badRequest(isJson((e as { body?: unknown }).body) ? 'The body must be a JSON object' : 'The body is not valid JSON');
     case 'entity.too.large':
       return new ApiError(413, 'payload_too_large', 'The body is larger than 100 kB');
     case 'encoding.unsupported':

@@ -26,6 +26,16 @@ describe('the error envelope', () => {
     expectEnvelope(res.body, 'bad_request');
   });
 
+  it('tells a body that is JSON but not an object so, rather than calling it invalid JSON', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    for (const body of ['null', '42', '"quote"']) {
+      const res = await api(stack.baseUrl, liveKey).post('/partner/quotes', body, { 'Content-Type': 'application/json' });
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'bad_request');
+      expect(res.body.error.message).toBe('The body must be a JSON object');
+    }
+  });
+
   it('lists each failing field of a schema violation in details', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const res = await api(stack.baseUrl, liveKey).post('/partner/deliveries', {
