@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, envelope } from '../errors';
+import { NOT_BLANK } from '../openapi/schemas';
 import { PHOTO_MAX_BYTES } from '../services/handover';
 import type { Logger } from '../../config/logger';
 
@@ -21,7 +22,7 @@ function fieldDetails(errors: { path: string; message: string }[]): Record<strin
   const details: Record<string, string> = {};
   for (const error of errors) {
     const name = fieldName(error.path);
-    if (!details[name]) details[name] = error.message;
+    if (!details[name]) details[name] = error.message === `must match pattern "${NOT_BLANK}"` ? 'must not be blank' : error.message;
   }
   return details;
 }

@@ -18,8 +18,10 @@ export const Cedis = Type.Number({ description: 'Ghana cedis, 2 decimals' });
 export const Latitude = Type.Number({ minimum: -90, maximum: 90 });
 export const Longitude = Type.Number({ minimum: -180, maximum: 180 });
 export const GhanaPhone = Type.String({ pattern: '^\\+233[0-9]{9}$', description: 'Ghana format +233XXXXXXXXX' });
-const Address = Type.String({ minLength: 1, maxLength: LIMITS.address });
-const PersonName = Type.String({ minLength: 1, maxLength: LIMITS.name });
+/** At least one character that is not white space: a blank address or name reaches nobody. */
+export const NOT_BLANK = '\\S';
+const Address = Type.String({ minLength: 1, maxLength: LIMITS.address, pattern: NOT_BLANK });
+const PersonName = Type.String({ minLength: 1, maxLength: LIMITS.name, pattern: NOT_BLANK });
 const Description = Type.String({ maxLength: LIMITS.description });
 export const PackageSize = literalUnion(PACKAGE_SIZES);
 export const DeliveryStatus = literalUnion(DELIVERY_STATUSES);

@@ -36,6 +36,19 @@ describe('the error envelope', () => {
     }
   });
 
+  it('refuses blank addresses and names, field by field, and books nothing', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const partnerApi = api(stack.baseUrl, liveKey);
+    const res = await partnerApi.post('/partner/deliveries', { ...bookingBody(), pickup_address: '   ', recipient_name: '\t' });
+    expect(res.status).toBe(400);
+    expectEnvelope(res.body, 'bad_request');
+    expect(res.body.error.details).toEqual({ pickup_address: 'must not be blank', recipient_name: 'must not be blank' });
+    expect((await partnerApi.get('/partner/deliveries')).body).toEqual([]);
+    const account = await partnerApi.post('/partner/payment-methods', { provider: 'network_a', phone: '+233241230001', account_name: ' ' });
+    expect(account.status).toBe(400);
+    expect(account.body.error.details).toEqual({ account_name: 'must not be blank' });
+  });
+
   it('lists each failing field of a schema violation in details', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const res = await api(stack.baseUrl, liveKey).post('/partner/deliveries', {
