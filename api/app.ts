@@ -16,6 +16,7 @@ import { partnerRateLimit, placesRateLimit, riderRateLimit, trackingRateLimit } 
 import { requestContext } from './middleware/request-context';
 import { riderAuth } from './middleware/rider-auth';
 import { buildOpenApiDocument, forRequestValidation } from './openapi/document';
+import { FORMATS } from './openapi/formats';
 import { rememberOpenApiRouteMatchers } from './openapi/route-matchers';
 import { createDeliveriesRouter } from './routes/deliveries';
 import { createHealthRouter } from './routes/health';
@@ -70,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
       // Formats checked in full: the fast `date-time` pattern lets `2026-02-30T10:00:00Z` through,
       // which Date then reads as 2 March, so a booking would be scheduled for a day nobody asked for.
       ajvFormats: { mode: 'full' },
+      formats: FORMATS,
       validateResponses: deps.validateResponses ?? false,
       validateSecurity: false,
       ignoreUndocumented: false,

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, envelope } from '../errors';
+import { FORMAT_MESSAGES } from '../openapi/formats';
 import { NOT_BLANK } from '../openapi/schemas';
 import { PHOTO_MAX_BYTES } from '../services/handover';
 import type { Logger } from '../../config/logger';
@@ -18,11 +19,14 @@ function fieldName(path: string): string {
   return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '') || path;
 }
 
+/** The validator's words for our own rules, as a partner reads them. */
+const READABLE: Record<string, string> = { ...FORMAT_MESSAGES, [`must match pattern "${NOT_BLANK}"`]: 'must not be blank' };
+
 function fieldDetails(errors: { path: string; message: string }[]): Record<string, string> {
   const details: Record<string, string> = {};
   for (const error of errors) {
     const name = fieldName(error.path);
-    if (!details[name]) details[name] = error.message === `must match pattern "${NOT_BLANK}"` ? 'must not be blank' : error.message;
+    if (!details[name]) details[name] = READABLE[error.message] ?? error.message;
   }
   return details;
 }

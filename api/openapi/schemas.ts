@@ -17,7 +17,12 @@ export const Timestamp = Type.String({ format: 'date-time' });
 export const Cedis = Type.Number({ description: 'Ghana cedis, 2 decimals' });
 export const Latitude = Type.Number({ minimum: -90, maximum: 90 });
 export const Longitude = Type.Number({ minimum: -180, maximum: 180 });
-export const GhanaPhone = Type.String({ pattern: '^\\+233[0-9]{9}$', description: 'Ghana format +233XXXXXXXXX' });
+/** The contract's `+233XXXXXXXXX`, and a real number: `ghana-phone` is checked with libphonenumber (formats.ts). */
+export const GhanaPhone = Type.String({
+  pattern: '^\\+233[0-9]{9}$',
+  format: 'ghana-phone',
+  description: 'Ghana format +233XXXXXXXXX, a number in use (checked with libphonenumber)',
+});
 /** At least one character that is not white space: a blank address or name reaches nobody. */
 export const NOT_BLANK = '\\S';
 const Address = Type.String({ minLength: 1, maxLength: LIMITS.address, pattern: NOT_BLANK });

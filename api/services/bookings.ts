@@ -3,7 +3,6 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/cli
 import { loadDelivery } from '../../db/delivery-reads';
 import { deliveryView, type DeliveryResource } from '../../domain/delivery-view';
 import type { LatLng } from '../../domain/geo';
-import { isGhanaPhone } from '../../domain/phone';
 import { priceRoute } from '../../domain/pricing';
 import { deliveryReference, deliveryWorkflowId } from '../../domain/reference';
 import {
@@ -23,15 +22,6 @@ import { deliveryTimings } from './timings';
 
 /** How far ahead a delivery may be booked. */
 const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
-
-function checkPhones(body: BookingRequest): void {
-  const wrong: Record<string, string> = {};
-  if (!isGhanaPhone(body.recipient_phone)) wrong.recipient_phone = 'is not a valid Ghana phone number';
-  body.additional_stops?.forEach((stop, index) => {
-    if (!isGhanaPhone(stop.recipient_phone)) wrong[`additional_stops[${index}].recipient_phone`] = 'is not a valid Ghana phone number';
-  });
-  if (Object.keys(wrong).length) throw ApiError.badRequest('The request is not valid', wrong);
-}
 
 function checkSchedule(scheduledAt: string | undefined): Date | null {
   if (!scheduledAt) return null;
@@ -92,7 +82,6 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
      * that fails to commit leaves a workflow that finds no booking and ends without a trace.
      */
     async book(auth: PartnerAuth, body: BookingRequest): Promise<DeliveryResource> {
-      checkPhones(body);
       const scheduledAt = checkSchedule(body.scheduled_at);
       const accountId = await chooseAccount(auth, body.payment_method_id);
       const route = routeOf(body);

@@ -62,6 +62,44 @@ describe('the error envelope', () => {
     expect(Object.keys(res.body.error.details)).toEqual(expect.arrayContaining(['pickup_lat', 'package_size', 'recipient_name']));
   });
 
+  it('checks phone numbers with every other field, so one answer names each fault, and nothing is stored', async () => {
+    const { liveKey, partnerId } = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, liveKey);
+    const client = api(stack.baseUrl, liveKey);
+    // Both numbers have the contract's form, +233 and nine digits, but no such number exists.
+    const booking = await client.post(
+      '/partner/deliveries',
+      bookingBody({
+        package_size: 'huge',
+        recipient_phone: '+233000000000',
+        additional_stops: [stopBody(), stopBody({ recipient_phone: '+233301234567', dropoff_lat: 91 })],
+      }),
+    );
+    expect(booking.status).toBe(400);
+    expectEnvelope(booking.body, 'bad_request');
+    expect(booking.body.error.details).toEqual({
+      package_size: expect.any(String),
+      recipient_phone: 'is not a valid Ghana phone number',
+      'additional_stops[1].recipient_phone': 'is not a valid Ghana phone number',
+      'additional_stops[1].dropoff_lat': expect.any(String),
+    });
+    const account = await client.post('/partner/payment-methods', { provider: 'network_x', phone: '+233000000000', account_name: 'Ama' });
+    expect(account.status).toBe(400);
+    expect(Object.keys(account.body.error.details).sort()).toEqual(['phone', 'provider']);
+    expect(await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId])).toEqual([]);
+  });
+
+  it('books recipients on +23325…, a range of network_a (DESIGN section 6) newer than libphonenumber’s data', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, liveKey);
+    const res = await api(stack.baseUrl, liveKey).post(
+      '/partner/deliveries',
+      bookingBody({ recipient_phone: '+233251234567', additional_stops: [stopBody({ recipient_phone: '+233257654321' })] }),
+    );
+    expect(res.status).toBe(201);
+    expect(res.body.recipient_phone).toBe('+233251234567');
+  });
+
   it('takes JSON types as written: a null, a string for a number or a number for a string is refused, and nothing is stored', async () => {
     const { liveKey, partnerId } = await makePartner(stack.orm);
     const client = api(stack.baseUrl, liveKey);
