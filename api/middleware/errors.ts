@@ -13,10 +13,14 @@ interface ValidatorError {
   headers?: Record<string, string>;
 }
 
-/** Express-openapi-validator error paths look like `/body/additional_stops/0/recipient_phone`. */
+/**
+ * Express-openapi-validator error paths look like `/body/additional_stops/0/recipient_phone`; a
+ * fault of the body as a whole (an array, or nothing sent) is `/body`, and is named `body`.
+ */
 function fieldName(path: string): string {
-  const parts = path.replace(/^[./]?(body|query|params|headers|path)[./]?/, '').split(/[./]/).filter(Boolean);
-  return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '') || path;
+  const location = /^[./]?(body|query|params|headers|path)(?=[./]|$)/.exec(path);
+  const parts = (location ? path.slice(location[0].length) : path).split(/[./]/).filter(Boolean);
+  return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '') || location?.[1] || path;
 }
 
 /** The validator's words for our own rules, as a partner reads them. */

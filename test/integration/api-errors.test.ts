@@ -49,6 +49,17 @@ describe('the error envelope', () => {
     expect(account.body.error.details).toEqual({ account_name: 'must not be blank' });
   });
 
+  it('names the body itself `body` in details when it is not an object', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, liveKey);
+    for (const body of ['[]', '[{"pickup_lat": 5.55}]']) {
+      const res = await client.post('/partner/quotes', body, { 'Content-Type': 'application/json' });
+      expect(res.status).toBe(400);
+      expectEnvelope(res.body, 'bad_request');
+      expect(Object.keys(res.body.error.details)).toEqual(['body']);
+    }
+  });
+
   it('lists each failing field of a schema violation in details', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const res = await api(stack.baseUrl, liveKey).post('/partner/deliveries', {
