@@ -95,14 +95,17 @@ export function idempotent({ orm, logger }: AppDeps, scope: string) {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
 
-    // This request owns the key: remember its answer, or let go of the key if it failed on our
-    // side. Both are retried while Postgres is briefly unreachable: a key left claimed would make
-    // every retry of this request wait, then be refused, until the claim counts as abandoned.
+    // This request owns the key: remember its answer, or let go of the key if nothing was done.
+    // A refusal (4xx: no account registered yet, an unknown payment method, a number the network
+    // does not know) books and saves nothing, like a failure on our side (5xx), so the partner
+    // may send the request again under the same key once the cause is put right. Both are retried
+    // while Postgres is briefly unreachable: a key left claimed would make every retry of this
+    // request wait, then be refused, until the claim counts as abandoned.
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       const status = res.statusCode;
       const settle = () =>
-        status >= 500
+        status >= 400
           ? em.execute('delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ?', ids)
           : em.execute(
               `update idempotency_keys set response_status = ?, response_body = ?

@@ -128,6 +128,30 @@ describe('Idempotency-Key on booking', () => {
     await client.post(`/partner/deliveries/${res.body.id}/cancel`);
   });
 
+  it('keeps no refusal under a key: a retry once the cause is put right books, with the same body or a corrected one', async () => {
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.liveKey);
+    // Refused: no Mobile Money account yet. The partner registers one and retries as it was.
+    const refused = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k-no-account' });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.code).toBe('bad_request');
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const retried = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k-no-account' });
+    expect(retried.status).toBe(201);
+    expect(retried.headers.get('idempotent-replayed')).toBeNull();
+    // Refused by a rule past the schema (too far ahead); the corrected body under the same key books.
+    const tooFar = new Date(Date.now() + 40 * 24 * 3600 * 1000).toISOString();
+    const later = await client.post('/partner/deliveries', bookingBody({ scheduled_at: tooFar }), { 'Idempotency-Key': 'k-schedule' });
+    expect(later.status).toBe(400);
+    const corrected = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k-schedule' });
+    expect(corrected.status).toBe(201);
+    expect(await count('deliveries where partner_id = ?', [partner.partnerId])).toBe(2);
+    const again = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k-schedule' });
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    expect(again.body.id).toBe(corrected.body.id);
+    for (const id of [retried.body.id, corrected.body.id]) await client.post(`/partner/deliveries/${id}/cancel`);
+  });
+
   it('refuses an Idempotency-Key longer than 255 characters', async () => {
     const partner = await makePartner(stack.orm);
     const res = await api(stack.baseUrl, partner.liveKey).post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k'.repeat(256) });
