@@ -18,8 +18,21 @@ export interface Mailer {
 }
 
 /**
+ * The message nodemailer built, with its text written as is (`8bit`, which RFC 6152 mail and
+ * every mail reader take) instead of quoted-printable: a line over 76 characters, as every
+ * confirmation link is, would otherwise be cut with `=` and its `=` written `=3D`, and a developer
+ * or a script reading the `.eml` file would find no link to open.
+ */
+function withTextAsWritten(built: Buffer, text: string): Buffer {
+  const message = built.toString('utf8');
+  const headers = message.slice(0, message.indexOf('\n\n')).replace(/^Content-Transfer-Encoding: .*$/im, 'Content-Transfer-Encoding: 8bit');
+  return Buffer.from(`${headers}\n\n${text.replace(/\r\n/g, '\n').replace(/\n?$/, '\n')}`, 'utf8');
+}
+
+/**
  * SMTP through nodemailer when SMTP_URL is set. Without it, each message is written as a real
- * RFC 822 `.eml` file under MAIL_DIR and its link is logged, so sign-up works offline.
+ * RFC 822 `.eml` file under MAIL_DIR, its text readable as is, and its link is logged, so
+ * sign-up works offline.
  */
 export function createMailer(settings: Settings, logger: Logger): Mailer {
   if (settings.smtpUrl) {
@@ -37,7 +50,7 @@ export function createMailer(settings: Settings, logger: Logger): Mailer {
       const info = await transport.sendMail({ from: settings.mailFrom, to: message.to, subject: message.subject, text: message.text });
       await mkdir(settings.mailDir, { recursive: true });
       const file = path.join(settings.mailDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
-      await writeFile(file, info.message as Buffer);
+      await writeFile(file, withTextAsWritten(info.message as Buffer, message.text));
       logger.info('Email written to a file (no SMTP_URL)', { to: message.to, subject: message.subject, file, link: message.link });
     },
   };

@@ -1,7 +1,10 @@
+import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { confirmLinkIn, dashboardClient, decodeQuotedPrintable, pathOf, uniqueEmail } from '../helpers/dashboard';
+import { confirmLinkIn, dashboardClient, decodeQuotedPrintable, mailsTo, pathOf, uniqueEmail } from '../helpers/dashboard';
 import { eventually } from '../helpers/http';
 
 /** Messages as a real SMTP server on 127.0.0.1 received them. */
@@ -240,5 +243,37 @@ describe('dashboard log-in rate limit', () => {
     const statuses: number[] = [];
     for (let i = 0; i < 4; i++) statuses.push((await client.logIn('someone@example.com', `guess number ${i}`)).status);
     expect(statuses).toEqual([400, 400, 400, 429]);
+  });
+});
+
+describe('dashboard mail without SMTP', () => {
+  let offline: TestStack;
+  let mailDir: string;
+  beforeAll(async () => {
+    mailDir = await mkdtemp(path.join(tmpdir(), 'dashboard-mail-'));
+    offline = await startTestStack({ withoutWorker: true, env: { MAIL_DIR: mailDir, RATE_LIMIT_AUTH_PER_MINUTE: '1000' } });
+  });
+  afterAll(async () => {
+    await offline?.close();
+    await rm(mailDir, { recursive: true, force: true });
+  });
+
+  it('writes an .eml file whose confirmation link can be read as it stands, not cut by quoted-printable', async () => {
+    const email = uniqueEmail();
+    const client = dashboardClient(offline.baseUrl);
+    await client.signUp({ email, password: PASSWORD, business_name: 'Kofi’s Kitchen' });
+    const [raw] = await eventually(async () => {
+      const messages = await mailsTo(mailDir, email);
+      return messages.length ? messages : undefined;
+    }, 10_000, 'confirmation .eml');
+    expect(raw).toMatch(/^Content-Type: text\/plain; charset=utf-8$/m);
+    expect(raw).toMatch(/^Content-Transfer-Encoding: 8bit$/m);
+    expect(raw).toContain('Hello Kofi’s Kitchen,');
+    // The link as a person copies it out of the file, or a script finds it with a plain pattern.
+    const link = /^(https?:\/\/\S+\/dashboard\/confirm\?token=[A-Za-z0-9_-]+)$/m.exec(raw!)?.[1];
+    expect(link).toBe(`${offline.settings.siteUrl}${pathOf(link!)}`);
+    const confirmed = await client.get(pathOf(link!));
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.text).toContain('Email address confirmed');
   });
 });
