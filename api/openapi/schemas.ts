@@ -10,7 +10,13 @@ import { PROVIDERS } from '../../integrations/mobile-money/gateway';
 /** Text limits decided in DESIGN section 9. */
 export const LIMITS = { address: 300, name: 100, description: 500, label: 100, stops: 10, webhookUrl: 2048 } as const;
 
-const literalUnion = <T extends readonly string[]>(values: T) => Type.Union(values.map((value) => Type.Literal(value)));
+/**
+ * A closed set of strings, written as OpenAPI clients expect it (`"enum"`): generators make an
+ * enum type of it, and the validator's refusal lists the allowed values ("must be equal to one of
+ * the allowed values: small, medium, large") where an `anyOf` of constants said only "must be
+ * equal to constant".
+ */
+const literalUnion = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 
 export const Uuid = Type.String({ format: 'uuid' });
 export const Timestamp = Type.String({ format: 'date-time' });
@@ -92,7 +98,7 @@ export const BookingRequest = Type.Object(
     package_size: PackageSize,
     recipient_name: PersonName,
     recipient_phone: GhanaPhone,
-    payment_method: Type.Literal('gateway'),
+    payment_method: literalUnion(['gateway'] as const),
     payment_method_id: Type.Optional(Uuid),
     package_description: Type.Optional(Description),
     verification_method: Type.Optional(VerificationMethod),
@@ -148,7 +154,7 @@ export const Delivery = Type.Object(
     distance_fee: Cedis,
     service_fee: Cedis,
     total_fare: Cedis,
-    payment_method: Type.Literal('gateway'),
+    payment_method: literalUnion(['gateway'] as const),
     payment_method_id: Uuid,
     payment_status: PaymentStatus,
     verification_method: VerificationMethod,

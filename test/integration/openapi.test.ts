@@ -3,6 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner } from '../helpers/partners';
+import { api } from '../helpers/http';
+import { bookingBody } from '../helpers/bookings';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -51,6 +54,33 @@ describe('the API description', () => {
     expect(report.totals).toEqual({ errors: 0, warnings: 0, ignored: 0 });
     expect(lint.status).toBe(0);
   }, 120_000);
+
+  it('writes each closed set of values of the contract as a string enum, and a refusal names the values', async () => {
+    const document = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as {
+      components: { schemas: Record<string, { properties: Record<string, { type?: string; enum?: string[] }> }> };
+    };
+    const { schemas } = document.components;
+    const closed = (schema: string, field: string) => {
+      const { type, enum: values } = schemas[schema]!.properties[field]!;
+      return { type, enum: values };
+    };
+    const statuses = ['pending', 'accepted', 'picked_up', 'in_transit', 'delivered', 'cancelled', 'expired'];
+    expect(closed('BookingRequest', 'package_size')).toEqual({ type: 'string', enum: ['small', 'medium', 'large'] });
+    expect(closed('BookingRequest', 'payment_method')).toEqual({ type: 'string', enum: ['gateway'] });
+    expect(closed('BookingRequest', 'verification_method')).toEqual({ type: 'string', enum: ['none', 'otp', 'photo'] });
+    expect(closed('Delivery', 'status')).toEqual({ type: 'string', enum: statuses });
+    expect(closed('Delivery', 'payment_status')).toEqual({ type: 'string', enum: ['pending', 'paid', 'failed'] });
+    expect(closed('PublicTracking', 'status')).toEqual({ type: 'string', enum: statuses });
+    expect(closed('PaymentMethodRequest', 'provider')).toEqual({ type: 'string', enum: ['network_a', 'network_b', 'network_c'] });
+
+    const { liveKey } = await makePartner(stack.orm);
+    const res = await api(stack.baseUrl, liveKey).post('/partner/deliveries', bookingBody({ package_size: 'huge', payment_method: 'momo' }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.details).toEqual({
+      package_size: expect.stringContaining('small, medium, large'),
+      payment_method: expect.stringContaining('gateway'),
+    });
+  });
 
   it('serves an interactive page at /docs from local assets only', async () => {
     const res = await fetch(`${stack.baseUrl}/docs/`);
