@@ -148,6 +148,18 @@ describe('the error envelope', () => {
     expectEnvelope(res.body, 'payload_too_large');
   });
 
+  it('takes a body of 100 kB, 100,000 bytes, and refuses one byte more with 413', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const quote = JSON.stringify({ pickup_lat: 5.55, pickup_lng: -0.2, dropoff_lat: 5.6, dropoff_lng: -0.17 });
+    const padded = (bytes: number) => `${quote.slice(0, -1)}${' '.repeat(bytes - quote.length)}}`;
+    const client = api(stack.baseUrl, liveKey);
+    const atLimit = await client.post('/partner/quotes', padded(100_000), { 'Content-Type': 'application/json' });
+    expect(atLimit.status).toBe(200);
+    const over = await client.post('/partner/quotes', padded(100_001), { 'Content-Type': 'application/json' });
+    expect(over.status).toBe(413);
+    expectEnvelope(over.body, 'payload_too_large');
+  });
+
   it('answers an unknown route with 404 and a known path with the wrong method with 405', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const client = api(stack.baseUrl, liveKey);
