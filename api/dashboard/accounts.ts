@@ -85,25 +85,28 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
   }
 
   return {
-    /** New address: an account and a confirmation link. Known address: an email to its owner instead. */
-    async signUp(input: { email: string; password: string; businessName: string }): Promise<void> {
+    /**
+     * New address: an account and a confirmation link, and its id is returned. Known address: an
+     * email to its owner instead, and null.
+     */
+    async signUp(input: { email: string; password: string; businessName: string }): Promise<string | null> {
       const passwordHash = await hashPassword(input.password);
       const existing = await findByEmail(input.email);
       if (!existing) {
         try {
           const created = await createPartner(orm.em.fork(), { email: input.email, businessName: input.businessName, passwordHash });
           await sendConfirmation({ partnerId: created.partnerId, email: created.email, businessName: input.businessName });
-          return;
+          return created.partnerId;
         } catch (error) {
           // Two sign-ups for one address at once: the loser is treated as a known address.
           if ((error as { code?: string }).code !== '23505') throw error;
         }
       }
       const owner = existing ?? (await findByEmail(input.email));
-      if (!owner) return;
+      if (!owner) return null;
       if (!owner.confirmed) {
         await sendConfirmation({ partnerId: owner.id, email: owner.email, businessName: owner.business_name });
-        return;
+        return null;
       }
       await deliver({
         to: owner.email,
@@ -117,6 +120,7 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
           `${settings.siteUrl}/dashboard/login`,
         ].join('\n'),
       });
+      return null;
     },
 
     /** Single use: the first visit confirms (and names the account), later visits and expired links find nothing. */

@@ -12,6 +12,11 @@ declare module 'express-session' {
     partnerId: string;
     /** Which data the pages show: the test-key world or the live one. */
     mode: KeyMode;
+    /**
+     * The account this browser signed up for (or a random id when the address was known, so both
+     * answers look alike): its confirmation link, opened here, logs this browser in.
+     */
+    signedUp: string;
     /** A one-line message for the next page (after a redirect). */
     flash: { kind: 'ok' | 'error'; text: string };
   }

@@ -91,12 +91,14 @@ describe('a business finds its way from sign-up to its first delivery in a phone
       return messages.length ? messages : undefined;
     }, 10_000, 'confirmation .eml');
     const link = confirmLinkIn(message!)!;
+    // The link, opened in the browser that signed up, confirms and logs it in: keys come next.
     await page.goto(url(pathOf(link)));
-    await page.getByRole('heading', { name: 'Email address confirmed' }).waitFor();
+    await page.waitForURL(url('/dashboard/keys'));
+    await page.getByText('Your email address is confirmed.').waitFor();
     await shot(page, '04-confirmed');
 
-    // Log in by keyboard alone.
-    await page.getByRole('link', { name: 'Log in' }).first().click();
+    // Log out, then in again by keyboard alone.
+    await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL(/\/dashboard\/login/);
     await shot(page, '05-login');
     await page.getByLabel('Email address').focus();

@@ -82,7 +82,9 @@ describe('dashboard sign-up and email confirmation', () => {
     expect(stored).toHaveLength(1);
     expect(stored[0]!.token_hash).not.toContain(token);
 
-    const first = await client.get(pathOf(link));
+    // Opened in another browser (a phone's mail app, say): confirmed, and that browser logs in itself.
+    const elsewhere = dashboardClient(stack.baseUrl);
+    const first = await elsewhere.get(pathOf(link));
     expect(first.status).toBe(200);
     expect(first.text).toContain('Email address confirmed');
     const [partner] = await stack.orm.em.fork().execute<{ confirmed: boolean }[]>(
@@ -91,6 +93,7 @@ describe('dashboard sign-up and email confirmation', () => {
     );
     expect(partner!.confirmed).toBe(true);
 
+    // Used up, in the browser that signed up too.
     const again = await client.get(pathOf(link));
     expect(again.status).toBe(400);
     expect(again.text).toContain('This link does not work any more');
@@ -166,6 +169,42 @@ describe('dashboard sign-up and email confirmation', () => {
     );
     const messages = await mailTo(email, 2);
     expect(confirmLinkIn(messages[1]!.raw)).not.toBe(confirmLinkIn(messages[0]!.raw));
+  });
+
+  it('logs the browser that signed up in by its confirmation link, so a key follows with no other step', async () => {
+    const email = uniqueEmail();
+    const { client } = await signUp(email);
+    const before = client.jar.get('dashboard_sid');
+    const [message] = await mailTo(email);
+    const confirmed = await client.get(pathOf(confirmLinkIn(message!.raw)!));
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.location).toBe('/dashboard/keys');
+    // A new session id, as at log-in: one planted before sign-up opens nothing.
+    expect(client.jar.get('dashboard_sid')).toBeDefined();
+    expect(client.jar.get('dashboard_sid')).not.toBe(before);
+    const created = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'Shop server', mode: 'test' });
+    expect(created.status).toBe(201);
+    expect(created.text).toMatch(/value="sk_test_[A-Za-z0-9]+"/);
+    // Logged in already, the log-in page still offers its form (to use another account).
+    const login = await client.get('/dashboard/login');
+    expect(login.status).toBe(200);
+    expect(login.text).toContain('name="password"');
+  });
+
+  it('confirms a link opened in another browser but logs that browser in to nothing', async () => {
+    const email = uniqueEmail();
+    await signUp(email);
+    const [message] = await mailTo(email);
+    const elsewhere = dashboardClient(stack.baseUrl);
+    const confirmed = await elsewhere.get(pathOf(confirmLinkIn(message!.raw)!));
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.text).toContain('Email address confirmed');
+    expect((await elsewhere.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+    // A sign-up in a browser for an address that has an account leaves that browser no way in either.
+    const again = dashboardClient(stack.baseUrl);
+    await again.signUp({ email, password: 'another long password', business_name: 'Someone Else' });
+    expect(again.jar.get('dashboard_sid')).toBeDefined();
+    expect((await again.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
   });
 
   it('lets an unconfirmed business log in but not create a key until it confirms', async () => {
@@ -273,7 +312,7 @@ describe('dashboard mail without SMTP', () => {
     const link = /^(https?:\/\/\S+\/dashboard\/confirm\?token=[A-Za-z0-9_-]+)$/m.exec(raw!)?.[1];
     expect(link).toBe(`${offline.settings.siteUrl}${pathOf(link!)}`);
     const confirmed = await client.get(pathOf(link!));
-    expect(confirmed.status).toBe(200);
-    expect(confirmed.text).toContain('Email address confirmed');
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.location).toBe('/dashboard/keys');
   });
 });

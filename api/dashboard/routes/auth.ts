@@ -1,10 +1,19 @@
-import { Router, type RequestHandler } from 'express';
+import { randomUUID } from 'node:crypto';
+import { Router, type Request, type RequestHandler } from 'express';
 import { LIMITS } from '../../openapi/schemas';
 import type { AccountService } from '../accounts';
 import { checkEmailPage, confirmedPage, logInPage, PASSWORD_MIN, resendPage, signUpPage } from '../pages/auth';
 import type { FieldErrors } from '../pages/forms';
 import { EMAIL, formValues, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 import { SESSION_COOKIE } from '../session';
+
+/** A new session for the partner: a new id, so an id planted before it (session fixation) is worthless. */
+async function logIn(req: Request, partnerId: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
+  req.session.partnerId = partnerId;
+  req.session.mode = 'test';
+  await saveSession(req);
+}
 
 /** Sign-up, confirmation, log-in and log-out: the pages reachable without a session. */
 export function createAuthRoutes(accounts: AccountService, authLimit: RequestHandler): Router {
@@ -29,7 +38,11 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
     else if (password.length > 200) errors.password = 'Use at most 200 characters';
     if (Object.keys(errors).length) return render(res, signUpPage(pageOf(res), values, errors), 400);
 
-    await accounts.signUp({ email: values.email, password, businessName: values.business_name });
+    const created = await accounts.signUp({ email: values.email, password, businessName: values.business_name });
+    // The person who chose the password is in this browser: its confirmation link, opened here,
+    // logs it in. A known address gets a random id, so the answer tells nothing of the account.
+    req.session.signedUp = created ?? randomUUID();
+    await saveSession(req);
     res.redirect(303, `/dashboard/check-email?email=${encodeURIComponent(values.email)}`);
   });
 
@@ -41,16 +54,21 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
   router.get('/confirm', async (req, res) => {
     const confirmed = await accounts.confirm(typeof req.query.token === 'string' ? req.query.token : '');
     const ctx = pageOf(res);
-    if (confirmed && confirmed === ctx.viewer?.partnerId) {
-      return redirectWith(req, res, '/dashboard/keys', 'ok', 'Your email address is confirmed. You can create API keys now.');
-    }
-    render(res, confirmedPage(ctx, confirmed !== null), confirmed ? 200 : 400);
+    const loggedInAsIt = confirmed !== null && confirmed === ctx.viewer?.partnerId;
+    const signedUpHere = confirmed !== null && confirmed === req.session.signedUp;
+    if (!loggedInAsIt && !signedUpHere) return render(res, confirmedPage(ctx, confirmed !== null), confirmed ? 200 : 400);
+    // Confirming is the only step between sign-up and a key, so the browser that signed up is
+    // logged in here, under a new session id as at log-in.
+    if (!loggedInAsIt && confirmed) await logIn(req, confirmed);
+    return redirectWith(req, res, '/dashboard/keys', 'ok', 'Your email address is confirmed. You can create API keys now.');
   });
 
   router.get('/login', (req, res) => {
     const ctx = pageOf(res);
     const next = safeDashboardPath(req.query.next, '');
-    if (ctx.viewer) return res.redirect(303, next || '/dashboard');
+    if (ctx.viewer && next) return res.redirect(303, next);
+    // Logged in already: the form still shows, to log in to another account.
+    if (ctx.viewer) ctx.flash ??= { kind: 'ok', text: `You are logged in as ${ctx.viewer.businessName}. Log in below to use another account.` };
     if (req.query.expired === '1') ctx.flash = { kind: 'error', text: 'Your session has ended. Log in again to continue.' };
     render(res, logInPage(ctx, {}, {}, next));
   });
@@ -69,11 +87,7 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
       // One message for an unknown address and a wrong password alike.
       return render(res, logInPage(pageOf(res), values, { password: 'The email address or the password is not right' }, next), 400);
     }
-    // A new session id at log-in, so an id planted before it (session fixation) is worthless.
-    await new Promise<void>((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
-    req.session.partnerId = partnerId;
-    req.session.mode = 'test';
-    await saveSession(req);
+    await logIn(req, partnerId);
     res.redirect(303, next);
   });
 
