@@ -241,6 +241,32 @@ describe('secrets in answers and logs', () => {
     expect(leaks).toEqual([]);
     process.stdout.write(`secrets: ${logLines.length} log lines and ${answers.length} answers searched, no leak\n`);
   });
+
+  it('keeps a fresh webhook secret out of the log when the database drops the write that stores it', async () => {
+    const failingUrl = 'https://db-outage.example.com/hooks';
+    const em = stack.orm.em.fork();
+    // Postgres ending the connection in the middle of this one write (57P01, as on a failover).
+    await em.execute(`create or replace function fail_webhook_write() returns trigger language plpgsql as $$
+      begin raise exception 'terminating connection due to administrator command' using errcode = '57P01'; end $$`);
+    await em.execute(`create trigger fail_webhook_write before insert or update on webhook_endpoints
+      for each row when (new.url = '${failingUrl}') execute function fail_webhook_write()`);
+    try {
+      const partner = await makePartner(stack.orm);
+      const before = logLines.length;
+      const res = await api(stack.baseUrl, partner.liveKey).put('/partner/webhook', { webhook_url: failingUrl });
+      expect(res.status).toBe(503);
+      expect(res.body.error.code).toBe('unavailable');
+      const logged = logLines.slice(before).filter((l) => l.includes('webhook_endpoints'));
+      // Ops still read which query failed and why, but not the values it carried.
+      expect(logged).toHaveLength(1);
+      expect(logged[0]).toContain('terminating connection due to administrator command');
+      expect(logged[0]).not.toContain('whsec_');
+      expect(logged[0]).not.toContain(failingUrl);
+    } finally {
+      await em.execute('drop trigger if exists fail_webhook_write on webhook_endpoints');
+      await em.execute('drop function if exists fail_webhook_write()');
+    }
+  });
 });
 
 describe('security headers and CORS', () => {
