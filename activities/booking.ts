@@ -37,7 +37,7 @@ export function createBookingActivities({ orm, sms }: ActivityDeps) {
         // A retried activity finds the code already issued and sends nothing twice.
         if (inserted.length === 0) continue;
         try {
-          await sms.send(
+          await sms[delivery.mode].send(
             phone,
             `Your parcel ${delivery.reference} is on its way. Give the rider this code only when you have it: ${code}`,
           );

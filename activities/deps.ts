@@ -10,7 +10,8 @@ export interface ActivityDeps {
   orm: MikroORM;
   /** The gateway for each mode: test-mode debits always go to the sandbox network. */
   gateways: { live: MobileMoneyGateway; test: MobileMoneyGateway };
-  sms: SmsSender;
+  /** Where hand-over codes are texted for each mode: test-mode recipients are never texted for real. */
+  sms: { live: SmsSender; test: SmsSender };
   webhookHttp: WebhookHttp;
   /** For the robo rider, which drives test deliveries through the same updates a rider app sends. */
   temporal: Client;

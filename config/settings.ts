@@ -45,6 +45,12 @@ export interface Settings {
   mapboxUrl: string;
   placesProvider: 'gazetteer' | 'photon';
   photonUrl: string;
+  /** Where live deliveries' hand-over codes are texted: the Postgres outbox, or an SMS HTTP API. */
+  smsProvider: 'outbox' | 'http';
+  smsUrl?: string;
+  smsApiKey?: string;
+  /** The sender name the SMS API shows (Ghana's networks take up to 11 characters). */
+  smsSender: string;
   referencePrefix: string;
   logLevel: string;
   dataDir: string;
@@ -146,6 +152,12 @@ export function loadSettings(env: Env = process.env): Settings {
   if (etaProvider === 'mapbox' && !mapboxToken) {
     throw new SettingsError('MAPBOX_TOKEN', 'required when ETA_PROVIDER=mapbox');
   }
+  const smsProvider = oneOf(env, 'SMS_PROVIDER', ['outbox', 'http'] as const, 'outbox');
+  const smsApiKey = optional(env, 'SMS_API_KEY');
+  if (smsProvider === 'http') {
+    if (!optional(env, 'SMS_URL')) throw new SettingsError('SMS_URL', 'required when SMS_PROVIDER=http');
+    if (!smsApiKey) throw new SettingsError('SMS_API_KEY', 'required when SMS_PROVIDER=http');
+  }
   const databaseUrl = optional(env, 'DATABASE_URL');
   if (databaseUrl === undefined) throw new SettingsError('DATABASE_URL', 'required (npm start sets it)');
   if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -191,6 +203,10 @@ export function loadSettings(env: Env = process.env): Settings {
     mapboxUrl: url(env, 'MAPBOX_URL', 'https://api.mapbox.com'),
     placesProvider: oneOf(env, 'PLACES_PROVIDER', ['gazetteer', 'photon'] as const, 'gazetteer'),
     photonUrl: url(env, 'PHOTON_URL', 'https://photon.komoot.io'),
+    smsProvider,
+    smsUrl: smsProvider === 'http' ? url(env, 'SMS_URL', '') : optional(env, 'SMS_URL'),
+    smsApiKey,
+    smsSender: text(env, 'SMS_SENDER', 'Delivery'),
     referencePrefix,
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'http', 'debug'] as const, nodeEnv === 'test' ? 'warn' : 'info'),
     dataDir,

@@ -7,6 +7,7 @@ import type { SmsSender } from './sender';
  */
 export class HttpSms implements SmsSender {
   private readonly http: AxiosInstance;
+  private readonly sender: string;
 
   constructor(options: { url: string; apiKey: string; sender: string; timeoutMs?: number }) {
     this.sender = options.sender;
@@ -14,13 +15,22 @@ export class HttpSms implements SmsSender {
       baseURL: options.url,
       timeout: options.timeoutMs ?? 5000,
       headers: { 'api-key': options.apiKey, 'content-type': 'application/json' },
+      // Only the status is read; redirects are not followed.
+      maxRedirects: 0,
+      validateStatus: () => true,
     });
   }
 
-  private readonly sender: string;
-
   async send(to: string, body: string): Promise<void> {
-    const response = await this.http.post('', { sender: this.sender, recipients: [to], message: body }, { validateStatus: () => true });
-    if (response.status < 200 || response.status >= 300) throw new Error(`SMS API answered ${response.status}`);
+    let status: number;
+    try {
+      status = (await this.http.post('', { sender: this.sender, recipients: [to], message: body })).status;
+    } catch (error) {
+      // A fresh error without `cause`: axios errors carry the request, with the API key and the
+      // message (a hand-over code) in it, and the worker logs a failed activity's error whole.
+      const code = axios.isAxiosError(error) && error.code ? error.code : 'network error';
+      throw new Error(`SMS API did not answer (${code})`);
+    }
+    if (status < 200 || status >= 300) throw new Error(`SMS API answered ${status}`);
   }
 }
