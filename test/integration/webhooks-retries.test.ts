@@ -1,3 +1,5 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
@@ -155,6 +157,41 @@ describe('retrying a callback', () => {
       [2, 204, null],
       [1, null, 'Timed out'],
     ]);
+  });
+
+  it('counts a redirect as a failed attempt: the Location is never called, and the event is tried again', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const client = api(stack.baseUrl, partner.liveKey);
+    // A receiver that moved: its first answer sends the caller elsewhere, then it takes callbacks itself.
+    const paths: string[] = [];
+    const moved = createServer((req, res) => {
+      paths.push(req.url ?? '');
+      req.resume();
+      req.on('end', () => {
+        if (req.url === '/hooks' && paths.filter((p) => p === '/hooks').length === 1) {
+          res.writeHead(307, { Location: `http://127.0.0.1:${(moved.address() as AddressInfo).port}/elsewhere` }).end();
+        } else res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => moved.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(moved.address() as AddressInfo).port}/hooks`;
+      expect((await client.put('/partner/webhook', { webhook_url: url })).status).toBe(200);
+      const deliveryId = await cancelledDelivery(partner.liveKey);
+      await finished(deliveryId);
+
+      expect(paths).toEqual(['/hooks', '/hooks']);
+      const logged = await loggedCallback(client, deliveryId);
+      expect(logged.state).toBe('delivered');
+      expect(logged.attempts.map((a) => [a.attempt, a.status_code, a.error])).toEqual([
+        [2, 204, null],
+        [1, 307, 'HTTP 307'],
+      ]);
+    } finally {
+      moved.closeAllConnections();
+      await new Promise((resolve) => moved.close(resolve));
+    }
   });
 
   it('signs a retry with the secret set after the first attempt', async () => {

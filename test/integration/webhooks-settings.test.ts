@@ -1,6 +1,10 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api } from '../helpers/http';
+import { book, registerAccount } from '../helpers/bookings';
+import { deliveryWorkflowId } from '../../domain/reference';
 
 /** An HTTPS URL on a public address, written as an IP so the check needs no DNS. */
 const PUBLIC_URL = 'https://93.184.215.14/hooks/deliveries';
@@ -139,5 +143,49 @@ describe('callback URL settings outside production', () => {
     expect(res.body.error.code).toBe('bad_request');
     expect(res.body.error.details.webhook_url).toMatch(reason);
     expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: null });
+  });
+});
+
+describe('sending callbacks in production', () => {
+  let prodStack: TestStack;
+  beforeAll(async () => {
+    prodStack = await startTestStack({ env: { NODE_ENV: 'production' } });
+  });
+  afterAll(async () => {
+    await prodStack?.close();
+  });
+
+  it('checks the address again at send time: a host that now resolves to loopback is never called, and the event is retried', async () => {
+    const calls: string[] = [];
+    const receiver = createServer((req, res) => {
+      calls.push(req.url ?? '');
+      res.writeHead(204).end();
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const partner = await makePartner(prodStack.orm);
+      await registerAccount(prodStack.baseUrl, partner.liveKey);
+      const client = api(prodStack.baseUrl, partner.liveKey);
+      expect((await client.put('/partner/webhook', { webhook_url: PUBLIC_URL })).status).toBe(200);
+      // The name passed the check when it was set; its DNS now answers with a loopback address (rebinding).
+      const rebound = `http://localhost:${(receiver.address() as AddressInfo).port}/hooks`;
+      await prodStack.orm.em.fork().execute('update webhook_endpoints set url = ? where partner_id = ?', [rebound, partner.partnerId]);
+      const created = await book(prodStack.baseUrl, partner.liveKey);
+      expect((await client.post(`/partner/deliveries/${created.id}/cancel`)).status).toBe(200);
+      await prodStack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result();
+
+      expect(calls).toEqual([]);
+      const log = (await client.get('/partner/webhook/deliveries')).body as { delivery_id: string; state: string; attempts: { status_code: number | null; error: string }[] }[];
+      const logged = log.find((e) => e.delivery_id === created.id)!;
+      expect(logged.state).toBe('failed');
+      expect(logged.attempts).toHaveLength(6);
+      for (const attempt of logged.attempts) {
+        expect(attempt.status_code).toBeNull();
+        expect(attempt.error).toMatch(/private, loopback or link-local/);
+      }
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 });
