@@ -7,6 +7,7 @@ import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { SANDBOX, book, registerAccount } from '../helpers/bookings';
 import { startPaystackFake, type PaystackFake } from '../fakes/paystack-fake';
+import { capturingLogger } from '../helpers/captured-logs';
 import { deliveryWorkflowId } from '../../domain/reference';
 
 /**
@@ -59,6 +60,8 @@ async function startOutageSwitch(target: string): Promise<Outage> {
   };
 }
 
+/** Every line the API and the worker log, at every level, as it would reach the log store. */
+const { logger, lines: logLines } = capturingLogger('debug', 'test');
 let fake: PaystackFake;
 let outage: Outage;
 let stack: TestStack;
@@ -83,6 +86,8 @@ beforeAll(async () => {
       PAYSTACK_BASE_URL: outage.baseUrl,
       PAYSTACK_TIMEOUT_MS: '300',
     },
+    appOverrides: { logger },
+    activityOverrides: { logger },
   });
   callbackUrl = `${stack.baseUrl}/api/v1/payments/paystack/webhook`;
 });
@@ -351,5 +356,13 @@ describe('debiting a live booking through Paystack', () => {
 
     await paymentStatusBecomes(partner.liveKey, booked.id, 'paid');
     await partner.client.post(`/partner/deliveries/${booked.id}/cancel`);
+  });
+});
+
+describe('the Paystack secret key', () => {
+  it('never reaches a log line, through answers, refusals, callbacks and outages alike', async () => {
+    // Runs last: the tests above logged their registrations, charges, callbacks and outages.
+    expect(logLines.length).toBeGreaterThan(0);
+    expect(logLines.filter((line) => line.includes(fake.secretKey))).toEqual([]);
   });
 });
