@@ -40,6 +40,7 @@ export function createBookingActivities({ orm, sms }: ActivityDeps) {
           await sms[delivery.mode].send(
             phone,
             `Your parcel ${delivery.reference} is on its way. Give the rider this code only when you have it: ${code}`,
+            deliveryId,
           );
         } catch (error) {
           // Unsent codes are withdrawn so the retry issues and sends a fresh one.

@@ -219,6 +219,28 @@ describe('dashboard deliveries', () => {
     expect(detail.text).toContain('<code>delivery.delivered</code>');
   });
 
+  it('shows the texts of the SMS outbox on the delivery they are about, hand-over codes included', async () => {
+    const { client } = await account();
+    const key = await createKey(client);
+    await registerAccount(stack.baseUrl, key);
+    const stop = { dropoff_address: 'Osu Castle, Accra', dropoff_lat: 5.5466, dropoff_lng: -0.1846, recipient_name: 'Kojo Antwi', recipient_phone: '+233209876543', package_size: 'small' };
+    const booked = await book(stack.baseUrl, key, { verification_method: 'otp', additional_stops: [stop] });
+    const page = await eventually(async () => {
+      const res = await client.get(`/dashboard/deliveries/${booked.id}`);
+      return (res.text.match(/this code only when you have it: \d{6}/g) ?? []).length === 2 ? res : undefined;
+    }, 10_000, 'two codes on the delivery page');
+    expect(page.text).toContain('Texts to recipients');
+    // Each recipient's own code, as the outbox holds it for that number.
+    for (const phone of ['+233209876543', '+233241234567']) {
+      const [text] = await stack.orm.em.fork().execute<{ body: string }[]>('select body from sms_outbox where delivery_id = ? and recipient = ?', [booked.id, phone]);
+      expect(page.text).toContain(`>${phone}</th>`);
+      expect(page.text).toContain(`it: ${text!.body.slice(-6)}</td>`);
+    }
+    // A delivery without codes shows no texts at all.
+    const plain = await book(stack.baseUrl, key);
+    expect((await client.get(`/dashboard/deliveries/${plain.id}`)).text).not.toContain('Texts to recipients');
+  });
+
   it('shows only the data of the chosen mode', async () => {
     const { client } = await account();
     const key = await createKey(client);

@@ -62,7 +62,42 @@ function row(label: string, value: Html | string): Html {
   return html`<div class="row"><dt>${label}</dt><dd>${value}</dd></div>`;
 }
 
-export function deliveryPage(ctx: PageContext, d: DeliveryResource, callbacks: CallbackView[], webhookSet: boolean): Html {
+/** A text message sent about a delivery through the outbox (the offline SMS default). */
+export interface TextView {
+  to: string;
+  body: string;
+  created_at: string;
+}
+
+/** The outbox's texts for this delivery: without a real SMS provider, this is where the codes are. */
+function textsSection(d: DeliveryResource, texts: TextView[]): Html | '' {
+  if (texts.length === 0) {
+    if (d.verification_method !== 'otp') return '';
+    return html`<section class="panel" aria-labelledby="texts-title">
+      <h2 id="texts-title">Texts to recipients</h2>
+      <p class="muted">The hand-over codes went out through the SMS provider; they are not kept here.</p>
+    </section>`;
+  }
+  return html`<section class="panel" aria-labelledby="texts-title">
+    <h2 id="texts-title">Texts to recipients</h2>
+    <p class="muted">Sent to the SMS outbox (no SMS provider is configured), so nobody’s phone received them.</p>
+    <table class="cards">
+      <caption class="visually-hidden">Texts to recipients</caption>
+      <thead><tr><th scope="col">To</th><th scope="col">Message</th><th scope="col">Sent</th></tr></thead>
+      <tbody>
+      ${texts.map(
+        (t) => html`<tr>
+          <th scope="row" data-label="To" class="nowrap">${t.to}</th>
+          <td data-label="Message">${t.body}</td>
+          <td data-label="Sent">${when(t.created_at)}</td>
+        </tr>`,
+      )}
+      </tbody>
+    </table>
+  </section>`;
+}
+
+export function deliveryPage(ctx: PageContext, d: DeliveryResource, callbacks: CallbackView[], webhookSet: boolean, texts: TextView[]): Html {
   const drops = [...d.additional_stops.map((s) => ({ ...s, final: false })), { ...d, status: d.status, final: true }];
   return layout(
     ctx,
@@ -101,6 +136,7 @@ export function deliveryPage(ctx: PageContext, d: DeliveryResource, callbacks: C
         ${d.events.map((e) => html`<li>${badge(e.status)} ${when(e.created_at)}</li>`)}
       </ol>
     </section>
+    ${textsSection(d, texts)}
     <section aria-labelledby="callbacks-title">
       <h2 id="callbacks-title">Callbacks for this delivery</h2>
       ${callbackLog(ctx, callbacks, new Map([[d.id, d.reference]]), `/dashboard/deliveries/${d.id}`, webhookSet)}

@@ -1,5 +1,6 @@
 import { Router } from 'express';
 import { DeliverySchema } from '../../../db/entities';
+import { readDeliveryTexts } from '../../../db/accounts';
 import { loadDelivery, loadDeliveryParts } from '../../../db/delivery-reads';
 import { deliveryView } from '../../../domain/delivery-view';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../domain/lifecycle';
@@ -10,7 +11,7 @@ import { deliveriesPage, deliveryPage, PAGE_SIZE } from '../pages/deliveries';
 import type { CallbackView } from '../pages/webhook-log';
 import { pageOf, pageOffset, render } from '../respond';
 
-/** The delivery list (filtered by status) and one delivery with its trail and callbacks. */
+/** The delivery list (filtered by status) and one delivery with its trail, callbacks and texts. */
 export function createDeliveryRoutes({ orm, settings }: AppDeps): Router {
   const router = Router();
 
@@ -47,7 +48,8 @@ export function createDeliveryRoutes({ orm, settings }: AppDeps): Router {
       ctx.viewer!.partnerId,
       ctx.mode,
     ]);
-    render(res, deliveryPage(ctx, deliveryView(parts, settings.siteUrl), callbacks, Boolean(endpoint?.url)));
+    const texts = await readDeliveryTexts(em, id);
+    render(res, deliveryPage(ctx, deliveryView(parts, settings.siteUrl), callbacks, Boolean(endpoint?.url), texts));
   });
 
   return router;
