@@ -2,6 +2,7 @@ import { Router } from 'express';
 import { DeliverySchema } from '../../db/entities';
 import { deliveryVersion, loadDelivery, loadDeliveryParts, loadVersionedDelivery } from '../../db/delivery-reads';
 import { deliveryView } from '../../domain/delivery-view';
+import { CANCELLABLE } from '../../domain/lifecycle';
 import { cancelUpdate } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
@@ -70,7 +71,13 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
   router.post('/partner/deliveries/:id/cancel', async (req, res) => {
     const { partnerId, mode } = partnerOf(res);
     const parts = await ownDelivery(partnerId, mode, req.params.id);
-    if (parts.delivery.status !== 'cancelled') {
+    const { status } = parts.delivery;
+    // A status only moves forward, so one recorded past `accepted` is refused here, without
+    // asking the workflow: the same answer, and it holds while Temporal is unreachable.
+    if (status !== 'cancelled' && !CANCELLABLE.includes(status)) {
+      throw ApiError.badRequest(`A delivery that is ${status} can no longer be cancelled`, { status });
+    }
+    if (status !== 'cancelled') {
       await sendDeliveryUpdate(
         deps,
         parts.delivery.id,

@@ -62,10 +62,19 @@ describe('the Temporal server stopped and restarted', () => {
 
     const partner = await makePartner(orm);
     await registerAccount(baseUrl, partner.testKey);
+    await registerAccount(baseUrl, partner.liveKey);
     const client = api(baseUrl, partner.testKey);
+    // A live delivery with no rider near stays pending, so it can still be cancelled during the outage.
+    const waiting = await book(baseUrl, partner.liveKey);
     expect((await client.put('/partner/webhook', { webhook_url: receiver.url })).status).toBe(200);
     const ids = (await Promise.all(Array.from({ length: IN_FLIGHT }, () => book(baseUrl, partner.testKey)))).map((b) => b.id);
-    await eventually(async () => (await count(orm!, `deliveries where id in (?) and status <> 'pending'`, [ids])) > 0, 20_000, 'a robo rider under way');
+    // Robo riders under way: wait for a parcel on the bike, which a cancel can no longer stop.
+    const onTheBike = await eventually(async () => {
+      const [row] = await orm!.em
+        .fork()
+        .execute<{ id: string }[]>(`select id from deliveries where id in (?) and status not in ('pending', 'accepted') limit 1`, [ids]);
+      return row?.id;
+    }, 20_000, 'a parcel on the bike');
 
     const [before] = await orm.em.fork().execute<{ active: string; unpaid: string }[]>(
       `select count(*) filter (where status not in ('delivered', 'cancelled', 'expired')) as active,
@@ -75,7 +84,8 @@ describe('the Temporal server stopped and restarted', () => {
     );
     await temporal.stop('SIGTERM');
 
-    // While Temporal is down: bookings and cancels are 503 unavailable, reads from Postgres still answer.
+    // While Temporal is down: bookings and cancels that need the workflow are 503 unavailable; a
+    // cancel the record already refuses, and reads from Postgres, still answer.
     const rows = await count(orm, 'deliveries where partner_id = ?', [partner.partnerId]);
     const started = Date.now();
     const refused = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'during-outage' });
@@ -85,10 +95,13 @@ describe('the Temporal server stopped and restarted', () => {
     expect(refused.headers.get('retry-after')).toBe('5');
     expect(await count(orm, 'deliveries where partner_id = ?', [partner.partnerId])).toBe(rows);
     const cancelStarted = Date.now();
-    const cancel = await client.post(`/partner/deliveries/${ids[0]}/cancel`);
+    const cancel = await api(baseUrl, partner.liveKey).post(`/partner/deliveries/${waiting.id}/cancel`);
     const cancelInMs = Date.now() - cancelStarted;
     expect(cancel.status).toBe(503);
     expect(cancel.body.error.code).toBe('unavailable');
+    const tooLate = await client.post(`/partner/deliveries/${onTheBike}/cancel`);
+    expect(tooLate.status).toBe(400);
+    expect(tooLate.body.error.details.status).toMatch(/^(picked_up|in_transit|delivered)$/);
     const read = await client.get(`/partner/deliveries/${ids[1]}`);
     expect(read.status).toBe(200);
     await sleep(3_000);
