@@ -22,6 +22,16 @@
     cancelled: ['This delivery was cancelled', 'Contact the sender if you were expecting this parcel.'],
     expired: ['No rider was found', 'The sender can book the delivery again.'],
   };
+  /** The delivery's status in the contract's own words, so the reader and the sender say the same. */
+  const STATUS_NAMES = {
+    pending: 'Pending',
+    accepted: 'Accepted',
+    picked_up: 'Picked up',
+    in_transit: 'In transit',
+    delivered: 'Delivered',
+    cancelled: 'Cancelled',
+    expired: 'Expired',
+  };
   const STEPS = [
     ['pending', 'Booked'],
     ['accepted', 'Rider assigned'],
@@ -157,6 +167,8 @@
   function renderStatus(view) {
     const headline = HEADLINES[view.status] || [view.status, ''];
     const card = $('status-card');
+    card.setAttribute('data-status', view.status);
+    setText('status-name', STATUS_NAMES[view.status] || view.status);
     card.classList.toggle('is-done', view.status === 'delivered');
     card.classList.toggle('is-stopped', view.status === 'cancelled' || view.status === 'expired');
     setText('status-label', headline[0]);

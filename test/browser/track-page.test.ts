@@ -87,6 +87,12 @@ async function expectWholeTripOnMap(page: Page, pins: string[]): Promise<void> {
 
 const trackingPolls = (requests: string[]) => requests.filter((url) => TRACK_API.test(new URL(url).pathname)).length;
 
+/** The page names the status in the contract's words, and carries its value for scripts. */
+async function expectStatus(page: Page, status: string, name: string): Promise<void> {
+  await page.locator(`#status-card[data-status="${status}"]`).waitFor();
+  await expect(page.locator('#status-name').textContent()).resolves.toBe(name);
+}
+
 async function liveBooking(overrides: Record<string, unknown> = {}) {
   const partner = await makePartner(stack.orm);
   await registerAccount(stack.baseUrl, partner.liveKey);
@@ -114,6 +120,7 @@ describe('hosted tracking page', () => {
     expect(response?.status()).toBe(200);
     expect(response?.headers()['content-security-policy']).toContain("default-src 'self'");
     await page.getByText('Looking for a rider').waitFor();
+    await expectStatus(page, 'pending', 'Pending');
     await expect(page.locator('#reference').textContent()).resolves.toBe(`DLV-${delivery.id.slice(0, 8).toUpperCase()}`);
     await expect(page.locator('#recipient').textContent()).resolves.toBe('For Ama M.');
     await expect(page.locator('#map .pin-pickup, #map .pin-stop, #map .pin-dropoff').count()).resolves.toBe(3);
@@ -125,6 +132,7 @@ describe('hosted tracking page', () => {
     await delivery.accept();
     await page.getByText('A rider is on the way to collect your parcel').waitFor();
     await expect(page.locator('#rider-name').textContent()).resolves.toBe('Kwame B.');
+    await expectStatus(page, 'accepted', 'Accepted');
     await expect(page.locator('#rider-meta').textContent()).resolves.toBe('Motorbike · ★ 4.8');
 
     await delivery.step('pickup', ACCRA.makola);
@@ -132,6 +140,7 @@ describe('hosted tracking page', () => {
     await page.getByText('Your parcel is on its way').waitFor();
     await page.getByText(/Arriving in about \d+ min/).waitFor();
     await page.getByText('The rider has 1 stop before yours.').waitFor();
+    await expectStatus(page, 'in_transit', 'In transit');
     await expect(page.locator('#map .pin-rider').count()).resolves.toBe(1);
     await expectWholeTripOnMap(page, ['pickup', 'stop', 'dropoff', 'rider']);
     await screenshot(page, '2-on-the-way');
@@ -149,6 +158,7 @@ describe('hosted tracking page', () => {
     await delivery.step('deliver', ACCRA.airport);
     await page.getByText('Delivered', { exact: true }).first().waitFor();
     await page.getByText(/^Handed over at/).waitFor();
+    await expectStatus(page, 'delivered', 'Delivered');
     await expect(page.locator('#eta').isHidden()).resolves.toBe(true);
     await expectWholeTripOnMap(page, ['pickup', 'stop', 'dropoff']);
     await screenshot(page, '3-delivered');
@@ -166,6 +176,36 @@ describe('hosted tracking page', () => {
     await context.close();
   });
 
+  it('polls every 5 to 10 seconds by default and never shows a phone number, a fare or a code', async () => {
+    const stopPhone = '+233201112233';
+    const delivery = await liveBooking({ verification_method: 'otp', additional_stops: [stopBody({ recipient_phone: stopPhone })] });
+    await delivery.accept();
+    const { context, page, requests } = await phone();
+    const bodies: string[] = [];
+    const polledAt: number[] = [];
+    page.on('request', (request) => {
+      if (TRACK_API.test(new URL(request.url()).pathname)) polledAt.push(Date.now());
+    });
+    page.on('response', (response) => void response.text().then((text) => bodies.push(text), () => undefined));
+
+    await page.goto(`${stack.baseUrl}/track?id=${delivery.id}`);
+    await page.getByText('A rider is on the way to collect your parcel').waitFor();
+    await page.waitForTimeout(14_000);
+    const gaps = polledAt.slice(1).map((at, i) => at - (polledAt[i] as number));
+    expect(gaps.length).toBeGreaterThanOrEqual(2);
+    for (const gap of gaps) {
+      expect(gap).toBeGreaterThanOrEqual(5_000);
+      expect(gap).toBeLessThanOrEqual(10_500);
+    }
+
+    const seen = [...bodies, await page.content(), await page.locator('body').innerText()].join('\n');
+    for (const secret of ['+233241234567', '0241234567', stopPhone, '0201112233', 'recipient_phone', 'fare', 'otp', 'handover_code']) {
+      expect({ secret, seen: seen.includes(secret) }).toEqual({ secret, seen: false });
+    }
+    expect(requests.filter((url) => !url.startsWith(stack.baseUrl) && !url.startsWith('data:'))).toEqual([]);
+    await context.close();
+  });
+
   it('shows a cancelled delivery as over and polls no more', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
@@ -175,6 +215,7 @@ describe('hosted tracking page', () => {
 
     await page.goto(`${stack.baseUrl}/track?id=${created.id}${POLL}`);
     await page.getByText('This delivery was cancelled').waitFor();
+    await expectStatus(page, 'cancelled', 'Cancelled');
     await expect(page.locator('#timeline li').allTextContents()).resolves.toEqual([expect.stringMatching(/^Booked/), expect.stringMatching(/^Cancelled/)]);
     await page.waitForTimeout(2_500);
 
