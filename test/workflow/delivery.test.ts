@@ -140,6 +140,17 @@ describe('dispatch', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(at));
   });
 
+  it('dispatches at once a booking whose scheduled_at has already passed', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const at = new Date(Date.now() - 3600_000).toISOString();
+    const created = await book(stack.baseUrl, partner.liveKey, { scheduled_at: at });
+    expect(created.scheduled_at).toBe(at);
+    const started = Date.now();
+    await rider.waitForOffer(created.id);
+    expect(Date.now() - started).toBeLessThan(5_000);
+  });
+
   it('keeps the search attributes and the state query current for ops staff', async () => {
     const partner = await livePartner();
     const rider = await riderApp(stack.baseUrl, stack.orm);
