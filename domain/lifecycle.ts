@@ -13,6 +13,17 @@ export const DELIVERY_STATUSES = [
 ] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
+/** Each status in words, as the dashboard and the hosted tracking page show it. */
+export const DELIVERY_STATUS_NAMES: Readonly<Record<DeliveryStatus, string>> = {
+  pending: 'Pending',
+  accepted: 'Accepted',
+  picked_up: 'Picked up',
+  in_transit: 'In transit',
+  delivered: 'Delivered',
+  cancelled: 'Cancelled',
+  expired: 'Expired',
+};
+
 export const TERMINAL_STATUSES: readonly DeliveryStatus[] = ['delivered', 'cancelled', 'expired'];
 
 /** Which status may follow which. A delivery moves forward only. */

@@ -22,16 +22,8 @@
     cancelled: ['This delivery was cancelled', 'Contact the sender if you were expecting this parcel.'],
     expired: ['No rider was found', 'The sender can book the delivery again.'],
   };
-  /** The delivery's status in the contract's own words, so the reader and the sender say the same. */
-  const STATUS_NAMES = {
-    pending: 'Pending',
-    accepted: 'Accepted',
-    picked_up: 'Picked up',
-    in_transit: 'In transit',
-    delivered: 'Delivered',
-    cancelled: 'Cancelled',
-    expired: 'Expired',
-  };
+  /** The delivery's status in the contract's own words, as the sender's dashboard names it (domain/lifecycle.ts). */
+  const STATUS_NAMES = JSON.parse(document.body.getAttribute('data-status-names') || '{}');
   const STEPS = [
     ['pending', 'Booked'],
     ['accepted', 'Rider assigned'],

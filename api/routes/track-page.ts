@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import express, { Router } from 'express';
 import helmet from 'helmet';
+import { DELIVERY_STATUS_NAMES } from '../../domain/lifecycle';
 import type { AppDeps } from '../deps';
 import { allowOnly } from '../middleware/allow-only';
 
@@ -35,10 +36,9 @@ export function tileSource(template: string | undefined): string | null {
 export function createTrackPageRouter({ settings }: AppDeps): Router {
   const router = Router();
   const tiles = tileSource(settings.mapTileUrl);
-  const html = readFileSync(path.join(WEB_DIR, 'track.html'), 'utf8').replace(
-    '{{TILE_URL}}',
-    escapeAttribute(tiles ? (settings.mapTileUrl as string) : ''),
-  );
+  const html = readFileSync(path.join(WEB_DIR, 'track.html'), 'utf8')
+    .replace('{{TILE_URL}}', escapeAttribute(tiles ? (settings.mapTileUrl as string) : ''))
+    .replace('{{STATUS_NAMES}}', escapeAttribute(JSON.stringify(DELIVERY_STATUS_NAMES)));
 
   const policy = helmet.contentSecurityPolicy({
     useDefaults: false,

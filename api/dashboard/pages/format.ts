@@ -1,3 +1,4 @@
+import { DELIVERY_STATUS_NAMES } from '../../../domain/lifecycle';
 import { html, type Html } from '../html';
 
 // Ghana keeps GMT all year; partners read times as local times.
@@ -18,13 +19,7 @@ export function cedis(amount: number): string {
 }
 
 const STATUS_TEXT: Record<string, string> = {
-  pending: 'Pending',
-  accepted: 'Accepted',
-  picked_up: 'Picked up',
-  in_transit: 'In transit',
-  delivered: 'Delivered',
-  cancelled: 'Cancelled',
-  expired: 'Expired',
+  ...DELIVERY_STATUS_NAMES,
   paid: 'Paid',
   failed: 'Failed',
   skipped: 'Skipped (no URL)',
