@@ -9,10 +9,18 @@ type Json = Record<string, unknown>;
 
 const components: Record<string, Json> = {};
 
-/** Registers a schema under components and returns a reference to it. */
+/**
+ * Registers a schema under components and returns a reference to it. A named schema inside it
+ * (one with an `$id`, such as the Delivery in a callback) becomes a reference too, so the
+ * document holds one definition of each.
+ */
 function ref(name: string, schema: TSchema): Json {
   if (!components[name]) {
-    const { $id: _id, ...rest } = JSON.parse(JSON.stringify(schema)) as Json;
+    const nestedAsRefs = (key: string, value: unknown) =>
+      key !== '' && value !== null && typeof value === 'object' && typeof (value as { $id?: unknown }).$id === 'string'
+        ? ref((value as { $id: string }).$id, value as TSchema)
+        : value;
+    const { $id: _id, ...rest } = JSON.parse(JSON.stringify(schema, nestedAsRefs)) as Json;
     components[name] = rest;
   }
   return { $ref: `#/components/schemas/${name}` };
@@ -327,8 +335,6 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
   }
 
   const callback = ref('DeliveryCallback', S.DeliveryCallback);
-  // One definition of the Delivery in the document: the callback's `data` refers to it.
-  (components.DeliveryCallback!.properties as Json).data = delivery;
 
   return {
     openapi: '3.1.0',
