@@ -64,6 +64,18 @@ function joinNegativeNumbers(args: string[]): string[] {
   return out;
 }
 
+/**
+ * The outbox keeps numbers in the contract's form `+233XXXXXXXXX`; an operator may type one as
+ * Ghanaians write it (`024 123 4567`, `233241234567`). Anything else is no phone number: an
+ * empty list for it would read as "nothing was sent".
+ */
+function ghanaPhone(raw: string): string {
+  const compact = raw.replace(/[\s-]/g, '');
+  const international = /^0\d{9}$/.test(compact) ? `+233${compact.slice(1)}` : /^233\d{9}$/.test(compact) ? `+${compact}` : compact;
+  if (!/^\+233\d{9}$/.test(international)) fail('--to takes a Ghana phone number, like +233241234567 or 0241234567');
+  return international;
+}
+
 const COMMANDS = ['partner:create', 'key:create', 'rider:create', 'outbox'];
 
 async function main(): Promise<void> {
@@ -129,7 +141,7 @@ async function main(): Promise<void> {
       }
       case 'outbox': {
         if (!values.to) fail(USAGE);
-        result = { messages: await readOutbox(em, values.to) };
+        result = { messages: await readOutbox(em, ghanaPhone(values.to)) };
         break;
       }
       default:

@@ -64,6 +64,21 @@ describe('operator commands', () => {
     expect(outbox.messages[0]).toEqual({ to, body: 'second', created_at: expect.any(String) });
   }, 60_000);
 
+  it('finds a number’s texts however an operator writes it, and refuses what is no phone number', async () => {
+    const to = `+23324${String(Date.now()).slice(-7)}`;
+    await stack.orm.em.fork().execute('insert into sms_outbox (recipient, body, created_at) values (?, ?, now())', [to, 'your code']);
+    const local = `0${to.slice(4)}`;
+    for (const written of [local, `${local.slice(0, 3)} ${local.slice(3, 6)} ${local.slice(6)}`, to.slice(1)]) {
+      const outbox = await ops('outbox', '--to', written);
+      expect(outbox).toEqual({ messages: [{ to, body: 'your code', created_at: expect.any(String) }] });
+    }
+    const refused = await run('npm', ['run', '--silent', 'ops', '--', 'outbox', '--to', 'kofi'], {
+      env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL },
+    }).catch((error: { code: number; stdout: string }) => error);
+    expect(refused).toMatchObject({ code: 2 });
+    expect(JSON.parse((refused as { stdout: string }).stdout).error).toMatch(/--to .*phone number/);
+  }, 60_000);
+
   it('holds what an operator types to the API’s limits, explains a refusal and stores nothing', async () => {
     const partner = await ops('partner:create', '--email', `ops-limits-${Date.now()}@example.com`, '--business', 'B'.repeat(100));
     const longest = await ops('key:create', '--partner', partner.partner_id, '--label', 'L'.repeat(100));
