@@ -86,6 +86,9 @@ async function main() {
       TEMPORAL_ADDRESS: temporal.address,
       PORT: String(apiPort),
       NODE_ENV: process.env.NODE_ENV ?? 'development',
+      // Mail files and uploads live with the rest of this stack's data, so a second stack's
+      // confirmation links and photos never land in the default stack's folder.
+      DATA_DIR: process.env.DATA_DIR ?? dataDir,
     };
     const seed = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['scripts/seed-demo.ts'], {
       cwd: root,

@@ -3,6 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { confirmLinkIn, dashboardClient, mailsTo, pathOf, uniqueEmail } from '../helpers/dashboard';
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -85,6 +86,18 @@ describe('npm start', () => {
     expect(quote.status).toBe(200);
     expect(((await quote.json()) as { total_fare: number }).total_fare).toBeGreaterThan(0);
     expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
+
+    // The README's first-time partner path: sign up, and the confirmation email is written in this
+    // stack's own data folder (not the default one another stack may be using); its link opens the
+    // keys page in the browser that signed up.
+    const browser = dashboardClient(base);
+    const email = uniqueEmail('smoke');
+    const signedUp = await browser.signUp({ email, password: 'smoke-test-password', business_name: 'Smoke Ltd' });
+    expect(signedUp.status).toBe(303);
+    const [message] = await mailsTo(path.join(dataDir, 'mail'), email);
+    expect(message).toBeDefined();
+    const confirmed = await browser.get(pathOf(confirmLinkIn(message!)!));
+    expect(confirmed.location).toBe('/dashboard/keys');
 
     const second = spawnSync('node', ['scripts/start.mjs'], { env, encoding: 'utf8', timeout: 60_000 });
     expect(second.status).toBe(1);
