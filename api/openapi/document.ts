@@ -99,6 +99,9 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
           '201': jsonResponse('The new delivery, status pending', delivery),
           '409': errorResponse('Idempotency-Key reused with a different body'),
           ...keyedErrors,
+          '400': errorResponse(
+            'Invalid request (`details` lists each field at fault), no Mobile Money account registered yet, or a `payment_method_id` that is unknown or removed',
+          ),
         },
       },
       get: {
@@ -135,6 +138,9 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
           '200': jsonResponse('The delivery, status cancelled', delivery),
           '404': errorResponse('Unknown delivery'),
           ...keyedErrors,
+          '400': errorResponse(
+            'Too late to cancel: the delivery is picked_up, in_transit, delivered or expired (`details.status` is its status); or a body that is not valid JSON',
+          ),
         },
       },
     },
@@ -160,6 +166,9 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
           '201': jsonResponse('The account', ref('PaymentMethod', S.PaymentMethod)),
           '409': errorResponse('Idempotency-Key reused with a different body'),
           ...keyedErrors,
+          '400': errorResponse(
+            'Invalid request (`details` lists each field at fault), or the number does not exist or is on another network than `provider`; nothing is saved',
+          ),
         },
       },
     },

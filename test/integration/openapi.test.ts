@@ -82,6 +82,19 @@ describe('the API description', () => {
     });
   });
 
+  it('names the refusals a partner must handle beyond schema faults, where the contract lists them', async () => {
+    const document = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;
+    };
+    const refusal = (path: string, method: string) => document.paths[path]![method]!.responses['400']!.description;
+    // Booking is refused until an account is registered (contract, booking rule 3).
+    expect(refusal('/partner/deliveries', 'post')).toMatch(/no Mobile Money account/);
+    // Cancelling past picked_up is a 400, with the status in details (DESIGN section 9).
+    expect(refusal('/partner/deliveries/{id}/cancel', 'post')).toMatch(/picked_up.*details\.status/);
+    // A number that does not exist or is on another network is refused and not saved.
+    expect(refusal('/partner/payment-methods', 'post')).toMatch(/does not exist.*another network/);
+  });
+
   it('serves an interactive page at /docs from local assets only', async () => {
     const res = await fetch(`${stack.baseUrl}/docs/`);
     expect(res.status).toBe(200);
