@@ -344,6 +344,12 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
   }
 
   const callback = ref('DeliveryCallback', S.DeliveryCallback);
+  const callbackHeaders = [
+    { name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' } },
+    { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'The same on every attempt of one event', schema: { type: 'string', format: 'uuid' } },
+    { name: 'X-Service-Event', in: 'header', required: true, description: 'The `event` of the body', schema: { type: 'string' } },
+    { name: 'X-Service-Attempt', in: 'header', required: true, description: 'Tries of this event so far: 1 to 6, and on with each redelivery', schema: { type: 'string', pattern: '^[1-9][0-9]*$' } },
+  ];
 
   return {
     openapi: '3.1.0',
@@ -374,15 +380,26 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
             'retried with exponential backoff, at most five times, with the same bytes and event id. The same ' +
             'event may arrive more than once: de-duplicate on `X-Service-Event-Id` or `delivery_id` plus `status`.',
           tags: ['Partner'],
-          parameters: [
-            { name: 'X-Service-Signature', in: 'header', required: true, schema: { type: 'string', pattern: '^sha256=[0-9a-f]{64}$' } },
-            { name: 'X-Service-Event-Id', in: 'header', required: true, description: 'The same on every attempt of one event', schema: { type: 'string', format: 'uuid' } },
-            { name: 'X-Service-Event', in: 'header', required: true, description: 'The `event` of the body', schema: { type: 'string' } },
-            { name: 'X-Service-Attempt', in: 'header', required: true, description: 'Tries of this event so far: 1 to 6, and on with each redelivery', schema: { type: 'string', pattern: '^[1-9][0-9]*$' } },
-          ],
+          parameters: callbackHeaders,
           // Authenticated by its signature header, not by a scheme the receiver is asked for.
           security: [],
           requestBody: jsonBody(callback),
+          responses: { '2XX': { description: 'Received' } },
+        },
+      },
+      webhookTest: {
+        post: {
+          operationId: 'webhookTest',
+          summary: 'A test event sent from the dashboard',
+          description:
+            'Sent to the `webhook_url` when the partner presses "Send a test event" on the dashboard, with the ' +
+            'same headers and signature as a status callback, so a receiver and its signature check can be tried ' +
+            'before any delivery. It belongs to no delivery (`delivery_id` and `status` are null): verify it, ' +
+            'answer 2xx and act on nothing.',
+          tags: ['Partner'],
+          parameters: callbackHeaders,
+          security: [],
+          requestBody: jsonBody(ref('TestCallback', S.TestCallback)),
           responses: { '2XX': { description: 'Received' } },
         },
       },

@@ -181,6 +181,21 @@ export const DeliveryCallback = Type.Object(
   { $id: 'DeliveryCallback' },
 );
 
+/**
+ * The dashboard's "Send a test event": the same envelope, headers and signature as a status
+ * callback, but it belongs to no delivery, so a receiver acknowledges it and acts on nothing.
+ */
+export const TestCallback = Type.Object(
+  {
+    event: literalUnion(['webhook.test'] as const),
+    delivery_id: Type.Null(),
+    status: Type.Null(),
+    occurred_at: Type.String({ format: 'date-time', description: 'UTC offset form, e.g. 2026-11-21T14:03:00.000+00:00' }),
+    data: Type.Object({ message: Type.String() }),
+  },
+  { $id: 'TestCallback' },
+);
+
 export const ListQuery = {
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
   offset: Type.Integer({ minimum: 0, default: 0 }),

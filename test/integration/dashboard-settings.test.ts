@@ -6,6 +6,8 @@ import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
 import { api, eventually } from '../helpers/http';
 import { book, registerAccount, SANDBOX } from '../helpers/bookings';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server';
+import { Value } from 'typebox/value';
+import { TestCallback } from '../../api/openapi/schemas';
 
 const PASSWORD = 'correct horse battery';
 
@@ -154,6 +156,8 @@ describe('dashboard webhook settings', () => {
       'test event',
     );
     expect(JSON.parse(arrived.body)).toMatchObject({ event: 'webhook.test' });
+    // What /openapi.json tells receivers to expect of it (its `webhooks`), checked against what was sent.
+    expect([...Value.Errors(TestCallback, JSON.parse(arrived.body))]).toEqual([]);
 
     const [event] = await stack.orm.em.fork().execute<{ id: string }[]>(
       "select id from webhook_events where partner_id = ? and event = 'webhook.test'",

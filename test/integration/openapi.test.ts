@@ -44,6 +44,11 @@ describe('the API description', () => {
     expect(callback.requestBody.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/DeliveryCallback' });
     expect(callback.parameters.map((p) => p.name)).toEqual(expect.arrayContaining(['X-Service-Signature', 'X-Service-Event-Id']));
     expect(components.schemas.DeliveryCallback!.properties.data).toEqual({ $ref: '#/components/schemas/Delivery' });
+    // The dashboard's test event reaches the same URL: it is described too, so a receiver built
+    // from the document expects it.
+    const test = webhooks.webhookTest!.post;
+    expect(test.requestBody.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/TestCallback' });
+    expect(test.parameters.map((p) => p.name)).toEqual(callback.parameters.map((p) => p.name));
     const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-')), 'openapi.json');
     writeFileSync(file, JSON.stringify(document));
     const lint = spawnSync(path.resolve('node_modules/.bin/redocly'), ['lint', file, '--format=json'], {
