@@ -119,8 +119,7 @@ export function createDashboardRouter(deps: AppDeps): Router {
   // Checked before CSRF, so a form posted after the session ran out leads to log-in, not to an error.
   router.use((req, res, next) => {
     if (pageOf(res).viewer || PUBLIC_PATHS.has(req.path)) return next();
-    // A session cookie without a session means the session ran out (or was logged out elsewhere).
-    const expired = req.cookies?.[SESSION_COOKIE] && req.path !== '/logout' ? '&expired=1' : '';
+    const expired = sessionRanOut(req) && req.path !== '/logout' ? '&expired=1' : '';
     const back = req.method === 'GET' ? req.originalUrl : '/dashboard';
     res.redirect(303, `/dashboard/login?next=${encodeURIComponent(back)}${expired}`);
   });
@@ -140,6 +139,19 @@ export function createDashboardRouter(deps: AppDeps): Router {
 }
 
 /** Errors as pages a person can act on, never JSON or a stack trace. */
+/**
+ * True when the browser sent a session cookie whose session the store no longer has: it ran out,
+ * or was logged out elsewhere (express-session then starts a new session under another id). A
+ * browser whose session still exists, such as the one that signed up, was never logged in.
+ */
+function sessionRanOut(req: Request): boolean {
+  const raw: unknown = req.cookies?.[SESSION_COOKIE];
+  if (typeof raw !== 'string' || !raw) return false;
+  // express-session signs the cookie as `s:<session id>.<signature>`.
+  const id = raw.startsWith('s:') ? raw.slice(2, raw.lastIndexOf('.')) : raw;
+  return id !== req.sessionID;
+}
+
 function dashboardErrors({ logger }: AppDeps) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return;

@@ -178,6 +178,20 @@ describe('dashboard session expiry', () => {
     expect(login.text).toContain('Your session has ended');
   });
 
+  it('sends a browser that never logged in to log-in without saying a session ended', async () => {
+    // Signed up here, confirmed from the email on another device: this browser holds a live
+    // session cookie, but nobody was ever logged in with it.
+    const client = dashboardClient(stack.baseUrl);
+    const signedUp = await client.signUp({ email: uniqueEmail(), password: PASSWORD, business_name: 'Tema Hardware' });
+    expect(signedUp.status).toBe(303);
+    expect(client.jar.size).toBeGreaterThan(0);
+
+    const page = await client.get('/dashboard/keys');
+    expect(page.status).toBe(303);
+    expect(page.location).toBe('/dashboard/login?next=%2Fdashboard%2Fkeys');
+    expect((await client.get(page.location!)).text).not.toContain('Your session has ended');
+  });
+
   it('sends a form posted after the session ended to log-in, changing nothing', async () => {
     const { client, partnerId } = await account(stack);
     const token = csrfToken((await client.get('/dashboard/keys')).text);
