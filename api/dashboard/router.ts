@@ -138,7 +138,6 @@ export function createDashboardRouter(deps: AppDeps): Router {
   return router;
 }
 
-/** Errors as pages a person can act on, never JSON or a stack trace. */
 /**
  * True when the browser sent a session cookie whose session the store no longer has: it ran out,
  * or was logged out elsewhere (express-session then starts a new session under another id). A
@@ -152,6 +151,7 @@ function sessionRanOut(req: Request): boolean {
   return id !== req.sessionID;
 }
 
+/** Errors as pages a person can act on, never JSON or a stack trace. */
 function dashboardErrors({ logger }: AppDeps) {
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
     if (res.headersSent) return;
