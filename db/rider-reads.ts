@@ -80,8 +80,9 @@ const OFFERS = {
   name: 'rider-offers',
   text: `select d.id, d.pickup_address, d.pickup_lat, d.pickup_lng, d.dropoff_address, d.package_size, d.distance_m,
            (select count(*) from delivery_stops s where s.delivery_id = d.id) as stops_count, o.expires_at
-         from rider_offers o join deliveries d on d.id = o.delivery_id
+         from rider_offers o join deliveries d on d.id = o.delivery_id join riders r on r.id = o.rider_id
          where o.rider_id = $1 and o.expires_at > now() and d.status = 'pending'
+           and r.online and r.active_delivery_id is null
          order by o.created_at desc limit 50`,
 };
 
@@ -118,7 +119,11 @@ export async function findHeldJob(em: EntityManager, deliveryId: string, riderId
   return { job: { id: row.id, status: row.status, verificationMethod: row.verification_method }, position };
 }
 
-/** Open offers to this rider of jobs still waiting for one, newest first. */
+/**
+ * Open offers to this rider of jobs still waiting for one, newest first; none while the rider is
+ * offline or holds a job (DESIGN section 10: one active job), since taking one would be refused.
+ * Offers still open show again once the rider is free and online.
+ */
 export async function riderOffers(em: EntityManager, riderId: string): Promise<OfferRow[]> {
   return (await poolQuery(em).query<OfferRow>({ ...OFFERS, values: [riderId] })).rows;
 }

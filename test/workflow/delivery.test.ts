@@ -119,6 +119,27 @@ describe('dispatch', () => {
     expect((await rider.client.get('/rider/deliveries/current')).body.delivery_id).toBe(first.id);
   });
 
+  it('shows a rider no offers while holding a job or offline, and the open ones again when free', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const first = await book(stack.baseUrl, partner.liveKey);
+    const second = await book(stack.baseUrl, partner.liveKey);
+    await rider.waitForOffer(second.id);
+    const offered = async () => ((await rider.client.get('/rider/offers')).body as { delivery_id: string }[]).map((o) => o.delivery_id);
+
+    await rider.take(first.id);
+    expect(await offered()).toEqual([]);
+    await rider.pickup(first.id);
+    await rider.depart(first.id);
+    expect((await rider.deliver(first.id)).status).toBe(200);
+    expect(await offered()).toContain(second.id);
+
+    expect((await rider.client.put('/rider/availability', { online: false })).status).toBe(200);
+    expect(await offered()).toEqual([]);
+    expect((await rider.client.put('/rider/availability', { online: true })).status).toBe(200);
+    expect(await offered()).toContain(second.id);
+  });
+
   it('does not offer a job to a rider far from the pickup', async () => {
     const partner = await livePartner();
     const far = await riderApp(stack.baseUrl, stack.orm, 'Far Rider', { lat: 6.69, lng: -1.62 }); // Kumasi
