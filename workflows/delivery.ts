@@ -42,6 +42,9 @@ const BEGIN_LOCALLY = 'begin-delivery-locally';
 /** Patch id: a rider's accept claims the rider and records `accepted` in one local activity. */
 const ACCEPT_IN_ONE_STEP = 'accept-in-one-step';
 
+/** Patch id: a cancel of an already cancelled delivery answers once the cancel is recorded. */
+const CANCEL_ANSWERS_RECORDED = 'cancel-answers-recorded';
+
 /**
  * One delivery, from booking to a terminal status: the single writer of its state. It owns the
  * state machine (domain/lifecycle.ts), the dispatch deadline, the debit and the webhooks.
@@ -302,6 +305,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
       }
       // Cancelling a cancelled delivery answers it again (DESIGN section 9).
       if (status !== 'cancelled') await transition('cancelled');
+      // The API answers with the delivery as recorded: a repeat that arrives while the first
+      // cancel is still being written waits for that write, or it would be answered `pending`.
+      else if (patched(CANCEL_ANSWERS_RECORDED)) await writes;
       return snapshot();
     },
     { validator: requireCancellable },

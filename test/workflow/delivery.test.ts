@@ -85,6 +85,42 @@ describe('cancelling', () => {
     expect((await rider.client.get('/rider/deliveries/current')).status).toBe(404);
   }, 40_000);
 
+  it('answers a second cancel with the cancelled delivery, not before the first cancel is recorded', async () => {
+    const partner = await livePartner();
+    const created = await book(stack.baseUrl, partner.liveKey);
+    // Hold the delivery's row, so the cancel's write waits on it as it would on a stuck database.
+    const knex = stack.orm.em.getConnection().getKnex();
+    const lock = await knex.transaction();
+    try {
+      await lock.raw('select id from deliveries where id = ? for update', [created.id]);
+      const first = partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+      await eventually(
+        async () => {
+          const { rows } = await knex.raw(
+            `select count(*)::int as waiting from pg_stat_activity
+             where wait_event_type = 'Lock' and query like 'update deliveries set status%'`,
+          );
+          return rows[0].waiting > 0;
+        },
+        10_000,
+        'the cancel waiting on the delivery row',
+      );
+      const second = partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+      // The second cancel reaches the workflow at the task's first heartbeat (8 s) and its answer
+      // leaves with the next one (16 s), while the first cancel's write still waits.
+      await new Promise((resolve) => setTimeout(resolve, 20_000));
+      await lock.rollback();
+      const answers = await Promise.all([first, second]);
+      for (const answer of answers) {
+        expect(answer.status).toBe(200);
+        expect(answer.body.status).toBe('cancelled');
+        expect(trail(answer.body)).toEqual(['pending', 'cancelled']);
+      }
+    } finally {
+      if (!lock.isCompleted()) await lock.rollback();
+    }
+  }, 50_000);
+
   it('refuses a cancel once the parcel is picked up, with the current status in details', async () => {
     const partner = await livePartner();
     const rider = await riderApp(stack.baseUrl, stack.orm);
