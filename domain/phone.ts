@@ -16,8 +16,3 @@ export function isGhanaMobile(phone: string): boolean {
   const type = parsePhoneNumberFromString(phone)?.getType();
   return type === 'MOBILE' || type === 'FIXED_LINE_OR_MOBILE';
 }
-
-/** `+233241234567` → `0241234567`, the local form mobile networks use. */
-export function toLocalGhana(phone: string): string {
-  return `0${phone.slice(4)}`;
-}

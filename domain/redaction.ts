@@ -7,8 +7,3 @@ export function firstNameAndInitial(fullName: string): string {
   const last = parts[parts.length - 1] as string;
   return `${first} ${Array.from(last)[0]?.toUpperCase() ?? ''}.`;
 }
-
-/** "+233241234567" → "+233•••••4567" : enough to recognise, not to call. */
-export function maskPhone(phone: string): string {
-  return phone.length <= 4 ? '••••' : `${phone.slice(0, 4)}${'•'.repeat(Math.max(0, phone.length - 8))}${phone.slice(-4)}`;
-}

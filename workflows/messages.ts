@@ -8,8 +8,6 @@ import type { LatLng } from '../domain/geo';
  * and the robo rider send it, its query and its search attributes. Pure; the API imports it too.
  */
 
-export const TASK_QUEUE_DEFAULT = 'deliveries';
-
 /** Durations the workflow waits on, passed in so tests can shrink them. */
 export interface DeliveryTimings {
   dispatchTimeoutSeconds: number;

@@ -167,7 +167,6 @@ export const Delivery = Type.Object(
   },
   { $id: 'Delivery' },
 );
-export type DeliveryView = Static<typeof Delivery>;
 
 /** The body of every status callback; `data` is the Delivery as the REST API returns it. */
 export const DeliveryCallback = Type.Object(
@@ -343,5 +342,3 @@ export const RiderJob = Type.Object(
   { $id: 'RiderJob' },
 );
 export const HandoverRequest = Type.Object({ otp: Type.Optional(Type.String({ maxLength: 12 })) }, { $id: 'HandoverRequest' });
-
-export const Health = Type.Object({ status: Type.String(), checks: Type.Optional(Type.Record(Type.String(), Type.String())) });
