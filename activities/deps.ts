@@ -18,7 +18,6 @@ export interface ActivityDeps {
   logger: Logger;
   settings: {
     siteUrl: string;
-    referencePrefix: string;
     webhookRetryInitialSeconds: number;
     webhookRetryCoefficient: number;
   };

@@ -74,7 +74,7 @@ const handoverBody = {
   content: { 'application/json': { schema: ref('HandoverRequest', S.HandoverRequest) }, ...multipartHandover },
 };
 
-export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json {
+export function buildOpenApiDocument(): Json {
   const delivery = ref('Delivery', S.Delivery);
   const paths: Json = {
     '/partner/quotes': {
@@ -360,7 +360,7 @@ export function buildOpenApiDocument(options: { serverUrl?: string } = {}): Json
       description:
         'Book motorbike parcel deliveries in Ghana, pay by Mobile Money and follow them by signed webhooks, polling or public tracking.',
     },
-    servers: [{ url: options.serverUrl ?? '/api/v1' }],
+    servers: [{ url: '/api/v1' }],
     tags: [
       { name: 'Partner', description: 'Keyed with `Authorization: Bearer sk_live_…` or `sk_test_…`' },
       { name: 'Public', description: 'No key needed' },

@@ -37,7 +37,7 @@ export class SandboxNetwork implements MobileMoneyGateway {
   private listener: DebitSettledListener | undefined;
 
   constructor(
-    private readonly deps: { em: () => EntityManager; confirmMs: number; latencyMs?: number },
+    private readonly deps: { em: () => EntityManager; confirmMs: number },
   ) {}
 
   /** Who to tell when a debit settles: the worker signals the delivery workflow. */
@@ -46,14 +46,12 @@ export class SandboxNetwork implements MobileMoneyGateway {
   }
 
   async resolve(_provider: MobileMoneyProvider, phone: string): Promise<ResolveResult> {
-    await this.networkDelay();
     const network = networkOf(phone);
     if (!network || phone.endsWith(SANDBOX_NUMBERS.missing)) return { exists: false };
     return { exists: true, provider: network, accountName: phone.endsWith(SANDBOX_NUMBERS.named) ? SANDBOX_HOLDER_NAME : null };
   }
 
   async debit(request: DebitRequest): Promise<DebitResult> {
-    await this.networkDelay();
     if (request.phone.endsWith(SANDBOX_NUMBERS.outage)) {
       throw new GatewayUnavailableError('The sandbox network timed out (test number …3333)');
     }
@@ -82,7 +80,6 @@ export class SandboxNetwork implements MobileMoneyGateway {
   }
 
   async status(reference: string): Promise<DebitResult> {
-    await this.networkDelay();
     const row = await this.row(reference);
     if (!row) return { state: 'failed', reason: 'No debit with this reference' };
     if (row.state === 'pending' && new Date(row.settle_at).getTime() <= Date.now()) return (await this.settle(reference)) ?? this.result(row);
@@ -114,9 +111,5 @@ export class SandboxNetwork implements MobileMoneyGateway {
 
   private result(row: LedgerRow): DebitResult {
     return row.reason ? { state: row.state, reason: row.reason } : { state: row.state };
-  }
-
-  private async networkDelay(): Promise<void> {
-    if (this.deps.latencyMs) await new Promise((resolve) => setTimeout(resolve, this.deps.latencyMs));
   }
 }
