@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { DeliverySchema } from '../db/entities';
 import { loadDelivery } from '../db/delivery-reads';
 import { deliveryView, isoOffset } from '../domain/delivery-view';
 import { eventNameFor, isTerminal, type DeliveryStatus } from '../domain/lifecycle';
@@ -61,13 +60,14 @@ export async function writeTransition(em: EntityManager, record: TransitionRecor
   );
   if (existing[0]) return { eventId: existing[0].id };
   const parts = await loadDelivery(em, deliveryId);
-  const delivery = parts?.delivery ?? (await em.findOneOrFail(DeliverySchema, { id: deliveryId }));
+  if (!parts) throw new Error(`Delivery ${deliveryId} was not found`);
+  const { delivery } = parts;
   const body = JSON.stringify({
     event,
     delivery_id: deliveryId,
     status,
     occurred_at: isoOffset(at),
-    data: parts ? deliveryView(parts, siteUrl) : null,
+    data: deliveryView(parts, siteUrl),
   });
   const eventId = randomUUID();
   await em.execute(
