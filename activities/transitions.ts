@@ -46,8 +46,8 @@ export async function writeTransition(em: EntityManager, record: TransitionRecor
      on conflict (delivery_id, status) do nothing`,
     [deliveryId, status, lat, lng, at],
   );
-  // Offers stay on record (riders list only those of pending jobs), so a rider who was offered
-  // a job that is gone is told "taken" (409), not "never offered" (404).
+  // A finished job frees its rider. Its offers are not deleted (riders list only those of pending
+  // jobs), so a rider who was offered a job that is gone is told "taken" (409), not "never offered" (404).
   if (isTerminal(status)) {
     await em.execute('update riders set active_delivery_id = null where active_delivery_id = ?', [deliveryId]);
   }

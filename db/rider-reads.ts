@@ -29,7 +29,7 @@ export interface RiderJobView {
   [field: string]: unknown;
 }
 
-/** What the accept decides on: the job's status, and whether and where the rider is busy. */
+/** What the accept decides on: the job's status, whether the rider is busy, and where the rider is. */
 export interface OfferToAccept extends RiderPosition {
   status: string;
   active_delivery_id: string | null;
@@ -128,7 +128,7 @@ export async function riderOffers(em: EntityManager, riderId: string): Promise<O
   return (await poolQuery(em).query<OfferRow>({ ...OFFERS, values: [riderId] })).rows;
 }
 
-/** The offer of a job to this rider, the job's status, and whether and where the rider is busy. */
+/** The offer of a job to this rider (null when there is none), the job's status, whether the rider is busy, and where. */
 export async function offerToAccept(
   em: EntityManager,
   deliveryId: string,

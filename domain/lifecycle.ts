@@ -1,6 +1,7 @@
 /**
  * The delivery state machine of the contract ("States and transitions"), in one table.
- * The workflow's validators, the API and the tests all read it from here.
+ * The workflow takes its cancel and terminal rules from here, and so do the API and the tests; its
+ * other validators each name the one status a step may follow, as TRANSITIONS lists it.
  */
 export const DELIVERY_STATUSES = [
   'pending',

@@ -1,5 +1,5 @@
 // `npm test`: the same preparation as `npm start` (on ports of its own), then every test.
-// Extra arguments go to jest: `npm test -- test/integration/deliveries.test.ts`.
+// Extra arguments go to jest: `npm test -- test/integration/lifecycle.test.ts`.
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';

@@ -92,8 +92,8 @@ export function createRiderRouter(deps: AppDeps): Router {
   router.post('/rider/deliveries/:id/accept', async (req, res) => {
     const { riderId } = riderOf(res);
     const id = requireUuid(req.params.id, 'Unknown delivery');
-    // The offer, the job's status, and whether and where the rider is, in one round trip: accepts
-    // race each other, so the time before the workflow decides is kept short.
+    // The offer, the job's status, whether the rider is busy and where they are, in one round trip:
+    // accepts race each other, so the time before the workflow decides is kept short.
     const offer = await offerToAccept(orm.em, id, riderId);
     if (!offer) throw ApiError.notFound('This job was not offered to you');
     if (offer.status !== 'pending') throw ApiError.conflict('This job is no longer available', { status: offer.status });

@@ -20,7 +20,7 @@ const RANGE_NAMES: Record<string, string> = {
  * wrote, not a normalised form). In production it must be HTTPS and every address its host
  * resolves to must be public unicast (not private, loopback, link-local, mapped or reserved).
  * The check is repeated at send time by the filtering agent, which also defeats DNS rebinding.
- * Outside production plain http and loopback are allowed too, and nothing else more.
+ * Outside production plain http and loopback are allowed too, and nothing more.
  */
 export async function checkWebhookUrl(raw: string, production: boolean): Promise<string> {
   let url: URL;
