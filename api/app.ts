@@ -8,7 +8,7 @@ import type { AppDeps } from './deps';
 import { ApiError } from './errors';
 import { allowOnly } from './middleware/allow-only';
 import { errorHandler } from './middleware/errors';
-import { integerQuery } from './middleware/finite-numbers';
+import { integerQuery } from './middleware/integer-query';
 import { headAsGet } from './middleware/head-as-get';
 import { httpMetrics } from './middleware/metrics';
 import { partnerAuth } from './middleware/partner-auth';
