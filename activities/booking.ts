@@ -1,14 +1,8 @@
-import { randomInt, createHash } from 'node:crypto';
+import { randomInt } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import { DeliverySchema, DeliveryStopSchema } from '../db/entities';
+import { FINAL_DROP, hashHandoverCode } from '../domain/handover-code';
 import type { ActivityDeps } from './deps';
-
-/** Position used for the final drop-off's code; stops use their index. */
-export const FINAL_DROP = -1;
-
-export function hashHandoverCode(deliveryId: string, position: number, code: string): string {
-  return createHash('sha256').update(`${deliveryId}:${position}:${code}`).digest('hex');
-}
 
 export function createBookingActivities({ orm, sms }: ActivityDeps) {
   return {

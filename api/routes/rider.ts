@@ -10,7 +10,7 @@ import {
   type RiderJobView,
   type RiderPosition,
 } from '../../db/rider-reads';
-import { FINAL_DROP } from '../../activities/booking';
+import { FINAL_DROP } from '../../domain/handover-code';
 import { distanceKm } from '../../domain/pricing';
 import { isoZ } from '../../domain/delivery-view';
 import { acceptUpdate, completeStopUpdate, deliverUpdate, departUpdate, pickupUpdate } from '../../workflows/messages';

@@ -1,5 +1,5 @@
 import type { Request } from 'express';
-import { hashHandoverCode, FINAL_DROP } from '../../activities/booking';
+import { FINAL_DROP, hashHandoverCode } from '../../domain/handover-code';
 import type { HandoverProof } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
