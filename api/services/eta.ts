@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { LatLng } from '../../domain/geo';
+import { ACTIVE_FOR_RIDER } from '../../domain/lifecycle';
 import type { EtaProvider } from '../../integrations/routing/provider';
 
 /** Contract limit: the ETA is recomputed at most every 20 seconds per delivery. */
@@ -34,7 +35,7 @@ export interface Eta {
 }
 
 /** Statuses in which a rider is on the trip, so minutes to the drop mean something. */
-const LIVE = ['accepted', 'picked_up', 'in_transit'];
+const LIVE: readonly string[] = ACTIVE_FOR_RIDER;
 
 /** Told when the provider fails; the last figure is served until the next refresh is due. */
 export type EtaErrorListener = (error: unknown) => void;
