@@ -2,7 +2,7 @@ import tseslint from 'typescript-eslint';
 
 /** Lint: typescript-eslint's recommended rules, and workflow code kept deterministic. */
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.data/', 'web/vendor/', 'test-artifacts/', 'bench/results.json'] },
+  { ignores: ['node_modules/', 'dist/', '.data/', 'test-artifacts/', 'bench/results.json'] },
   ...tseslint.configs.recommended,
   {
     rules: {
