@@ -71,20 +71,3 @@ export async function createRider(
   );
   return { riderId, riderToken };
 }
-
-/** The texts sent about one delivery through the outbox (the offline default), oldest first. */
-export async function readDeliveryTexts(em: EntityManager, deliveryId: string): Promise<{ to: string; body: string; created_at: string }[]> {
-  const rows = await em.execute<{ recipient: string; body: string; created_at: Date }[]>(
-    'select recipient, body, created_at from sms_outbox where delivery_id = ? order by id',
-    [deliveryId],
-  );
-  return rows.map((r) => ({ to: r.recipient, body: r.body, created_at: new Date(r.created_at).toISOString() }));
-}
-
-export async function readOutbox(em: EntityManager, to: string): Promise<{ to: string; body: string; created_at: string }[]> {
-  const rows = await em.execute<{ recipient: string; body: string; created_at: Date }[]>(
-    'select recipient, body, created_at from sms_outbox where recipient = ? order by id desc limit 100',
-    [to],
-  );
-  return rows.map((r) => ({ to: r.recipient, body: r.body, created_at: new Date(r.created_at).toISOString() }));
-}

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { createApiKey, createPartner, createRider, readOutbox } from '../db/accounts';
+import { createApiKey, createPartner, createRider } from '../db/accounts';
+import { readOutbox } from '../db/sms-outbox';
 import { initOrm } from '../db/orm';
 import { hashPassword } from '../api/dashboard/passwords';
 import { PASSWORD_MIN } from '../api/dashboard/pages/auth';

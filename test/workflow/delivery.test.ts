@@ -3,7 +3,7 @@ import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
-import { readOutbox } from '../../db/accounts';
+import { readOutbox } from '../../db/sms-outbox';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { stateQuery } from '../../workflows/messages';
 

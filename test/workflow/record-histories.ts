@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { readOutbox } from '../../db/accounts';
+import { readOutbox } from '../../db/sms-outbox';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { book, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
 import { api, eventually } from '../helpers/http';

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { DeliverySchema } from '../../../db/entities';
-import { readDeliveryTexts } from '../../../db/accounts';
+import { readDeliveryTexts } from '../../../db/sms-outbox';
 import { loadDelivery, loadDeliveryParts } from '../../../db/delivery-reads';
 import { deliveryView } from '../../../domain/delivery-view';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../domain/lifecycle';
