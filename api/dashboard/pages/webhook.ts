@@ -5,6 +5,9 @@ import { errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';
 import { callbackLog, type CallbackView } from './webhook-log';
 
+/** Callbacks per page of the log. */
+export const PAGE_SIZE = 20;
+
 export interface WebhookPageData {
   url: string | null;
   callbacks: CallbackView[];
@@ -57,8 +60,8 @@ export function webhookPage(ctx: PageContext, data: WebhookPageData): Html {
       <p><a href="/dashboard/webhook?offset=${data.offset}" class="button secondary">Refresh</a></p>
       ${callbackLog(ctx, data.callbacks, data.references, `/dashboard/webhook`, data.url !== null)}
       <nav class="pager" aria-label="Callback pages">
-        ${data.offset > 0 ? html`<a href="/dashboard/webhook?offset=${Math.max(0, data.offset - 20)}">Newer</a>` : ''}
-        ${data.hasMore ? html`<a href="/dashboard/webhook?offset=${data.offset + 20}">Older</a>` : ''}
+        ${data.offset > 0 ? html`<a href="/dashboard/webhook?offset=${Math.max(0, data.offset - PAGE_SIZE)}">Newer</a>` : ''}
+        ${data.hasMore ? html`<a href="/dashboard/webhook?offset=${data.offset + PAGE_SIZE}">Older</a>` : ''}
       </nav>
     </section>`,
   );

@@ -5,10 +5,8 @@ import { LIMITS } from '../../openapi/schemas';
 import { loadWebhookDeliveries, type WebhookEventRow } from '../../services/webhook-log';
 import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../services/webhook-settings';
 import type { CallbackView } from '../pages/webhook-log';
-import { webhookPage } from '../pages/webhook';
+import { PAGE_SIZE, webhookPage } from '../pages/webhook';
 import { formValues, pageOf, pageOffset, redirectWith, render, safeDashboardPath } from '../respond';
-
-const PAGE = 20;
 
 /** The URL check's findings, said as what to do about them. */
 export function urlProblem(detail: unknown, fallback: string): string {
@@ -36,9 +34,9 @@ export function createWebhookRoutes(deps: AppDeps): Router {
     const events = await em.execute<WebhookEventRow[]>(
       `select id, event, delivery_id, state, created_at from webhook_events where partner_id = ? and mode = ?
        order by created_at desc, id desc limit ? offset ?`,
-      [partnerId, mode, PAGE + 1, offset],
+      [partnerId, mode, PAGE_SIZE + 1, offset],
     );
-    const callbacks = (await loadWebhookDeliveries(em, events.slice(0, PAGE))) as CallbackView[];
+    const callbacks = (await loadWebhookDeliveries(em, events.slice(0, PAGE_SIZE))) as CallbackView[];
     const deliveryIds = [...new Set(callbacks.map((c) => c.delivery_id).filter((id): id is string => id !== null))];
     const references = new Map(
       deliveryIds.length
@@ -47,7 +45,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
           )
         : [],
     );
-    return { url: endpoint?.url ?? null, callbacks, references, offset, hasMore: events.length > PAGE };
+    return { url: endpoint?.url ?? null, callbacks, references, offset, hasMore: events.length > PAGE_SIZE };
   }
 
   router.get('/webhook', async (req, res) => {
