@@ -25,8 +25,9 @@ const RANGE_NAMES: Record<string, string> = {
 export async function checkWebhookUrl(raw: string, production: boolean): Promise<string> {
   let url: URL;
   try {
-    // The URL parser would trim outer spaces and encode inner ones; a URL holds none.
-    if (/[\s\p{Cc}]/u.test(raw)) throw new Error('whitespace');
+    // The URL parser would trim outer spaces and encode inner ones; a URL holds none. Nor does it
+    // hold an unpaired surrogate, which would be stored as U+FFFD: another URL than the one sent.
+    if (/[\s\p{Cc}\p{Cs}]/u.test(raw)) throw new Error('whitespace or unstorable text');
     url = new URL(raw);
   } catch {
     throw ApiError.badRequest('webhook_url is not a valid URL', { webhook_url: 'is not a valid URL' });

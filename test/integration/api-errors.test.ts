@@ -305,6 +305,41 @@ describe('the error envelope', () => {
     expect(stored).toEqual([]);
   });
 
+  it('refuses text holding an unpaired surrogate with 400 naming each field, rather than storing U+FFFD', async () => {
+    const { liveKey, partnerId } = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, liveKey);
+    const client = api(stack.baseUrl, liveKey);
+    // JSON can carry a lone surrogate as an escape; UTF-8, and so PostgreSQL, cannot hold it.
+    const booking = await client.post(
+      '/partner/deliveries',
+      bookingBody({
+        dropoff_address: 'Osu \ud800 Oxford Street',
+        recipient_name: '\udc00Ama',
+        additional_stops: [stopBody({ package_description: 'fragile \udbff' })],
+      }),
+    );
+    expect(booking.status).toBe(400);
+    expectEnvelope(booking.body, 'bad_request');
+    expect(Object.keys(booking.body.error.details).sort()).toEqual(['additional_stops[0].package_description', 'dropoff_address', 'recipient_name']);
+    // A pair is one character, kept as sent.
+    const emoji = await client.post('/partner/deliveries', bookingBody({ recipient_name: 'Ama 😀 Mensah' }));
+    expect(emoji.status).toBe(201);
+    expect((await client.get(`/partner/deliveries/${emoji.body.id}`)).body.recipient_name).toBe('Ama 😀 Mensah');
+
+    const account = await client.post('/partner/payment-methods', { provider: 'network_a', phone: SANDBOX.ok, account_name: 'Shop \ud83d' });
+    expect(account.status).toBe(400);
+    expect(Object.keys(account.body.error.details)).toEqual(['account_name']);
+    const hook = await client.put('/partner/webhook', { webhook_url: 'http://127.0.0.1:9/hooks\ud800' });
+    expect(hook.status).toBe(400);
+    expectEnvelope(hook.body, 'bad_request');
+    expect(Object.keys(hook.body.error.details)).toEqual(['webhook_url']);
+
+    const em = stack.orm.em.fork();
+    expect(await em.execute('select id from deliveries where partner_id = ?', [partnerId])).toEqual([{ id: emoji.body.id }]);
+    expect(await em.execute('select account_name from payment_methods where partner_id = ?', [partnerId])).toHaveLength(1);
+    expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: null });
+  });
+
   it('never answers with HTML or a stack trace, even when a dependency throws', async () => {
     const broken = await startTestStack({
       withoutWorker: true,
