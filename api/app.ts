@@ -4,6 +4,7 @@ import multer from 'multer';
 import * as OpenApiValidator from 'express-openapi-validator';
 import swaggerUi from 'swagger-ui-express';
 import { createDashboardRouter } from './dashboard/router';
+import { JSON_BODY_LIMIT_BYTES } from './body-limit';
 import type { AppDeps } from './deps';
 import { ApiError } from './errors';
 import { allowOnly } from './middleware/allow-only';
@@ -32,8 +33,6 @@ import { createWebhookRouter } from './routes/webhook';
 import { PHOTO_MAX_BYTES } from './services/handover';
 
 export const API_PREFIX = '/api/v1';
-/** The largest JSON body the API reads (DESIGN section 8: "body over 100 kB" is 413). */
-export const JSON_BODY_LIMIT_BYTES = 100_000;
 
 /** The HTTP app, built from its dependencies; it never listens by itself, so tests drive it in-process. */
 export function createApp(deps: AppDeps): Express {
@@ -57,8 +56,6 @@ export function createApp(deps: AppDeps): Express {
   // valid one is 401 whatever it carries, learns nothing of the schema and uploads no photo.
   api.use('/partner', partnerAuth(deps.orm), partnerRateLimit(deps));
   api.use('/rider', riderAuth(deps.orm), riderRateLimit(deps));
-  // 100 kB as DESIGN section 8 writes it, 100,000 bytes: read as 100 KiB, a body of 100,001 to
-  // 102,400 bytes would be over the limit a partner reads and still be taken.
   api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true, type: ['application/json', 'application/*+json'] }));
   api.use('/track', publicCors, trackingRateLimit(deps));
   api.use('/places', placesRateLimit(deps));

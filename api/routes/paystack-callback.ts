@@ -3,7 +3,9 @@ import { deliveryWorkflowId } from '../../domain/reference';
 import { parsePaystackEvent, verifyPaystackSignature } from '../../integrations/mobile-money/paystack';
 import { paymentSettledSignal } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
+import { JSON_BODY_LIMIT_BYTES } from '../body-limit';
 import { ApiError } from '../errors';
+import { allowOnly } from '../middleware/allow-only';
 import { withinTemporalDeadline } from '../services/temporal-deadline';
 
 /**
@@ -13,7 +15,9 @@ import { withinTemporalDeadline } from '../services/temporal-deadline';
  */
 export function createPaystackCallbackRouter({ settings, temporal, logger }: AppDeps): Router {
   const router = Router();
-  router.post('/payments/paystack/webhook', express.raw({ type: '*/*', limit: '100kb' }), async (req, res) => {
+  // Paystack only ever POSTs here; any other method is 405 with `Allow`, as on every known path.
+  router.all('/payments/paystack/webhook', allowOnly('POST'));
+  router.post('/payments/paystack/webhook', express.raw({ type: '*/*', limit: JSON_BODY_LIMIT_BYTES }), async (req, res) => {
     const secret = settings.paystackSecretKey;
     const raw = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
     if (!secret || !verifyPaystackSignature(raw, req.get('x-paystack-signature'), secret)) {

@@ -187,6 +187,24 @@ describe('the error envelope', () => {
     }
   });
 
+  it('answers the payment gateway’s callback path like any known path: 405 for other methods, 413 over 100 kB', async () => {
+    const callback = `${stack.baseUrl}/api/v1/payments/paystack/webhook`;
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH', 'OPTIONS']) {
+      const res = await fetch(callback, { method });
+      expect({ method, status: res.status }).toEqual({ method, status: 405 });
+      expect(res.headers.get('allow')).toBe('POST');
+      expectEnvelope(await res.json(), 'method_not_allowed');
+    }
+    expect((await fetch(callback, { method: 'HEAD' })).status).toBe(405);
+    // The same 100,000 bytes as every other body: read (and refused for its signature) up to them, 413 past them.
+    const padded = (bytes: number) => `{"event":"charge.success"${' '.repeat(bytes - 26)}}`;
+    const atLimit = await fetch(callback, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: padded(100_000) });
+    expect(atLimit.status).toBe(401);
+    const over = await fetch(callback, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: padded(100_001) });
+    expect(over.status).toBe(413);
+    expectEnvelope(await over.json(), 'payload_too_large');
+  });
+
   it('answers HEAD on the API like GET without the body, and 405 where there is no GET', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const auth = { Authorization: `Bearer ${liveKey}` };
