@@ -13,23 +13,34 @@ interface ValidatorError {
   headers?: Record<string, string>;
 }
 
+/** The validator's word for a path that does not percent-decode (`/partner/deliveries/%ff`). */
+const MALFORMED_URI = "malformed uri'";
+
 /**
  * Express-openapi-validator error paths look like `/body/additional_stops/0/recipient_phone`; a
- * fault of the body as a whole (an array, or nothing sent) is `/body`, and is named `body`.
+ * fault of the body as a whole (an array, or nothing sent) is `/body`, and is named `body`. A
+ * fault it finds with the request rather than a field (a multipart body it cannot read, a path
+ * that does not decode) carries the request's own path, which names no field: it is `path` when
+ * the path is at fault and `body` otherwise.
  */
-function fieldName(path: string): string {
+function fieldName(path: string, message: string): string {
   const location = /^[./]?(body|query|params|headers|path)(?=[./]|$)/.exec(path);
-  const parts = (location ? path.slice(location[0].length) : path).split(/[./]/).filter(Boolean);
-  return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '') || location?.[1] || path;
+  if (!location) return message === MALFORMED_URI ? 'path' : 'body';
+  const parts = path.slice(location[0].length).split(/[./]/).filter(Boolean);
+  return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '') || location[1]!;
 }
 
 /** The validator's words for our own rules, as a partner reads them. */
-const READABLE: Record<string, string> = { ...FORMAT_MESSAGES, [`must match pattern "${NOT_BLANK}"`]: 'must not be blank' };
+const READABLE: Record<string, string> = {
+  ...FORMAT_MESSAGES,
+  [`must match pattern "${NOT_BLANK}"`]: 'must not be blank',
+  [MALFORMED_URI]: 'is not valid percent-encoding',
+};
 
 function fieldDetails(errors: { path: string; message: string }[]): Record<string, string> {
   const details: Record<string, string> = {};
   for (const error of errors) {
-    const name = fieldName(error.path);
+    const name = fieldName(error.path, error.message);
     if (!details[name]) details[name] = READABLE[error.message] ?? error.message;
   }
   return details;

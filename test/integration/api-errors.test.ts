@@ -249,6 +249,38 @@ describe('the error envelope', () => {
     }
   });
 
+  it('names the path or the body in details when the request itself cannot be read, never the request path', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, liveKey);
+    // A path that does not percent-decode.
+    for (const [path, res] of [
+      ['/partner/deliveries/%ff', await client.get('/partner/deliveries/%ff')],
+      ['/partner/deliveries/%E0%A4%A/cancel', await client.post('/partner/deliveries/%E0%A4%A/cancel')],
+      ['/track/%/public', await api(stack.baseUrl).get('/track/%/public')],
+    ] as const) {
+      expect([path, res.status]).toEqual([path, 400]);
+      expectEnvelope(res.body, 'bad_request');
+      expect([path, res.body.error.details]).toEqual([path, { path: 'is not valid percent-encoding' }]);
+    }
+    // A multipart body the rider app got wrong: too many fields, or no boundary.
+    const rider = await makeRider(stack.orm);
+    const deliver = `${stack.baseUrl}/api/v1/rider/deliveries/6f1c2b1e-8d7a-4c55-9b0e-2f5a4d3c2b1a/deliver`;
+    const form = new FormData();
+    for (const name of ['a', 'b', 'c', 'd', 'e', 'f', 'g']) form.append(name, '1');
+    const crowded = await fetch(deliver, { method: 'POST', headers: { Authorization: `Bearer ${rider.riderToken}` }, body: form });
+    const unbounded = await fetch(deliver, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${rider.riderToken}`, 'Content-Type': 'multipart/form-data' },
+      body: 'photo',
+    });
+    for (const res of [crowded, unbounded]) {
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { error: { details: Record<string, string> } };
+      expectEnvelope(body, 'bad_request');
+      expect(Object.keys(body.error.details)).toEqual(['body']);
+    }
+  });
+
   it('answers unknown and malformed delivery ids with 404', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const client = api(stack.baseUrl, liveKey);
