@@ -16,9 +16,21 @@ export function partnerOf(res: Response): PartnerAuth {
   return res.locals.auth as PartnerAuth;
 }
 
+/**
+ * The key of `Authorization: Bearer <key>`, or null when there is none. Node keeps the first of
+ * several Authorization headers and drops the others; a request carrying more than one is
+ * malformed (the field is not a list, RFC 9110), and is refused rather than authenticated by
+ * whichever key came first, which a proxy in front may not have read the same way.
+ */
 export function bearerToken(req: Request): string | null {
   const header = req.get('authorization');
   if (!header) return null;
+  let seen = 0;
+  for (let i = 0; i < req.rawHeaders.length; i += 2) {
+    const name = req.rawHeaders[i] as string;
+    if (name.length === 13 && name.toLowerCase() === 'authorization') seen += 1;
+  }
+  if (seen > 1) throw ApiError.unauthorized('Send one Authorization header, not several');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
   return match?.[1] ?? null;
 }

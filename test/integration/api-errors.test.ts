@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
@@ -423,6 +424,35 @@ describe('authentication', () => {
       expect(res.headers.get('www-authenticate')).toBe('Bearer');
     }
     expect((await api(stack.baseUrl, partner.testKey).post('/partner/quotes', quote)).status).toBe(200);
+  });
+
+  it('refuses a request carrying more than one Authorization header with 401, whichever keys they hold', async () => {
+    const partner = await makePartner(stack.orm);
+    const rider = await makeRider(stack.orm);
+    // fetch joins repeated headers into one line; node:http sends each as its own field line.
+    const get = (path: string, authorization: string[]) =>
+      new Promise<{ status: number; challenge: unknown; body: any }>((resolve, reject) => {
+        const req = http.get(`${stack.baseUrl}/api/v1${path}`, { headers: { Authorization: authorization } }, (res) => {
+          let text = '';
+          res.setEncoding('utf8');
+          res.on('data', (chunk: string) => (text += chunk));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, challenge: res.headers['www-authenticate'], body: JSON.parse(text) }));
+        });
+        req.on('error', reject);
+      });
+    const cases: [string, string[]][] = [
+      ['/partner/deliveries', [`Bearer ${partner.liveKey}`, `Bearer ${partner.testKey}`]],
+      ['/partner/deliveries', [`Bearer ${partner.liveKey}`, `Bearer ${partner.liveKey}`]],
+      ['/partner/deliveries', [`Bearer ${partner.liveKey}`, 'Basic abc']],
+      ['/rider/offers', [`Bearer ${rider.riderToken}`, `Bearer ${rider.riderToken}`]],
+    ];
+    for (const [path, authorization] of cases) {
+      const res = await get(path, authorization);
+      expect([path, res.status, res.challenge]).toEqual([path, 401, 'Bearer']);
+      expectEnvelope(res.body, 'unauthorized');
+    }
+    expect((await get('/partner/deliveries', [`Bearer ${partner.liveKey}`])).status).toBe(200);
+    expect((await get('/rider/offers', [`Bearer ${rider.riderToken}`])).status).toBe(200);
   });
 
   it('checks the key before the body: without one, malformed, oversized or non-JSON bodies are 401 too', async () => {
