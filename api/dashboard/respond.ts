@@ -56,4 +56,12 @@ export function formValues<K extends string>(req: Request, names: readonly K[]):
   return out;
 }
 
+/**
+ * The length of a text in characters (code points), as DESIGN section 9's limits and the API's
+ * schemas count it: an emoji is one character, where `String.length` counts it as two.
+ */
+export function characters(text: string): number {
+  return [...text].length;
+}
+
 export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;

@@ -60,6 +60,29 @@ describe('dashboard API keys', () => {
     expect(await keysOf()).toEqual([{ label: 'k'.repeat(100) }]);
   });
 
+  it('counts its limits in characters as the API does, so a label or a name of emoji is not cut to half', async () => {
+    const { partnerId, client } = await account();
+    // 60 characters, 120 UTF-16 code units.
+    const label = '📦'.repeat(60);
+    const created = await client.submit('/dashboard/keys', '/dashboard/keys', { label, mode: 'test' });
+    expect(created.status).toBe(201);
+    const tooLong = await client.submit('/dashboard/keys', '/dashboard/keys', { label: '📦'.repeat(101), mode: 'test' });
+    expect(tooLong.status).toBe(400);
+    expect(fieldError(tooLong.text, 'label')).toBe('Use at most 100 characters');
+    const labels = await stack.orm.em.fork().execute('select label from api_keys where partner_id = ?', [partnerId]);
+    expect(labels).toEqual([{ label }]);
+
+    const accountName = `Ama ${'🛵'.repeat(60)}`;
+    const registered = await client.submit('/dashboard/payment-methods', '/dashboard/payment-methods', {
+      provider: 'network_a',
+      phone: SANDBOX.ok,
+      account_name: accountName,
+    });
+    expect(registered.status).toBe(303);
+    const names = await stack.orm.em.fork().execute('select account_name from payment_methods where partner_id = ?', [partnerId]);
+    expect(names).toEqual([{ account_name: accountName }]);
+  });
+
   it('drops a NUL character from what a form sends rather than failing on it', async () => {
     const { partnerId, client } = await account();
     const created = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'web\u0000 server', mode: 'test' });

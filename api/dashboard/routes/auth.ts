@@ -4,7 +4,7 @@ import { LIMITS } from '../../openapi/schemas';
 import type { AccountService } from '../accounts';
 import { checkEmailPage, confirmedPage, logInPage, PASSWORD_MIN, resendPage, signUpPage } from '../pages/auth';
 import type { FieldErrors } from '../pages/forms';
-import { EMAIL, formValues, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
+import { characters, EMAIL, formValues, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 import { SESSION_COOKIE } from '../session';
 
 /** A new session for the partner: a new id, so an id planted before it (session fixation) is worthless. */
@@ -28,7 +28,7 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
     const values = formValues(req, ['business_name', 'email', 'password'] as const);
     const errors: FieldErrors = {};
     if (!values.business_name) errors.business_name = 'Enter the name of your business';
-    else if (values.business_name.length > LIMITS.name) errors.business_name = `Use at most ${LIMITS.name} characters`;
+    else if (characters(values.business_name) > LIMITS.name) errors.business_name = `Use at most ${LIMITS.name} characters`;
     if (!values.email) errors.email = 'Enter your email address';
     else if (!EMAIL.test(values.email) || values.email.length > 254) errors.email = 'Enter an email address like name@example.com';
     // Passwords are taken as typed: spaces count.

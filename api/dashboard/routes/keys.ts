@@ -6,7 +6,7 @@ import { ApiError, requireUuid } from '../../errors';
 import { LIMITS } from '../../openapi/schemas';
 import type { FieldErrors } from '../pages/forms';
 import { keysPage, type KeyRow } from '../pages/keys';
-import { formValues, pageOf, redirectWith, render, saveSession } from '../respond';
+import { characters, formValues, pageOf, redirectWith, render, saveSession } from '../respond';
 
 /** Creating (secret shown once), listing and revoking API keys. */
 export function createKeyRoutes(orm: MikroORM): Router {
@@ -29,7 +29,7 @@ export function createKeyRoutes(orm: MikroORM): Router {
     const values = formValues(req, ['label', 'mode'] as const);
     const errors: FieldErrors = {};
     if (!values.label) errors.label = 'Give the key a label';
-    else if (values.label.length > LIMITS.label) errors.label = `Use at most ${LIMITS.label} characters`;
+    else if (characters(values.label) > LIMITS.label) errors.label = `Use at most ${LIMITS.label} characters`;
     if (values.mode !== 'live' && values.mode !== 'test') errors.mode = 'Choose test or live';
     if (!ctx.viewer!.confirmed) errors.label = 'Confirm your email address before creating a key';
     if (Object.keys(errors).length) {

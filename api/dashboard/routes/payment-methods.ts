@@ -6,7 +6,7 @@ import { LIMITS } from '../../openapi/schemas';
 import { listPaymentMethods, registerPaymentMethod, removePaymentMethod, setDefaultPaymentMethod } from '../../services/payment-methods';
 import type { FieldErrors } from '../pages/forms';
 import { networkName, paymentMethodsPage } from '../pages/payment-methods';
-import { formValues, pageOf, redirectWith, render } from '../respond';
+import { characters, formValues, pageOf, redirectWith, render } from '../respond';
 
 /** People type local numbers (`024 123 4567`); the API form is `+233241234567`. */
 export function normaliseGhanaPhone(input: string): string {
@@ -34,7 +34,7 @@ export function createPaymentMethodRoutes(deps: AppDeps): Router {
     if (!(PROVIDERS as readonly string[]).includes(values.provider)) errors.provider = 'Choose the network of the number';
     if (!values.phone) errors.phone = 'Enter the Mobile Money number';
     if (!values.account_name) errors.account_name = 'Enter the name the account is held under';
-    else if (values.account_name.length > LIMITS.name) errors.account_name = `Use at most ${LIMITS.name} characters`;
+    else if (characters(values.account_name) > LIMITS.name) errors.account_name = `Use at most ${LIMITS.name} characters`;
     if (!Object.keys(errors).length) {
       try {
         const account = await registerPaymentMethod(orm, gateways[ctx.mode], owner, {

@@ -6,7 +6,7 @@ import { loadWebhookDeliveries, type WebhookEventRow } from '../../services/webh
 import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../services/webhook-settings';
 import type { CallbackView } from '../pages/webhook-log';
 import { PAGE_SIZE, webhookPage } from '../pages/webhook';
-import { formValues, pageOf, pageOffset, redirectWith, render, safeDashboardPath } from '../respond';
+import { characters, formValues, pageOf, pageOffset, redirectWith, render, safeDashboardPath } from '../respond';
 
 /** The URL check's findings, said as what to do about them. */
 export function urlProblem(detail: unknown, fallback: string): string {
@@ -59,7 +59,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
     const owner = { partnerId: ctx.viewer!.partnerId, mode: ctx.mode };
     const values = formValues(req, ['webhook_url'] as const);
     let errorText = values.webhook_url ? '' : 'Enter the URL that should receive callbacks';
-    if (values.webhook_url.length > LIMITS.webhookUrl) errorText = `Use at most ${LIMITS.webhookUrl} characters`;
+    if (characters(values.webhook_url) > LIMITS.webhookUrl) errorText = `Use at most ${LIMITS.webhookUrl} characters`;
     if (!errorText) {
       try {
         const { secret } = await setWebhookUrl(deps, owner, values.webhook_url);
