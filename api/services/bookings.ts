@@ -22,11 +22,20 @@ import { deliveryTimings } from './timings';
 
 /** How far ahead a delivery may be booked. */
 const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
+/**
+ * 0001-01-01T00:00:00Z. RFC 3339 writes years from 0000, but PostgreSQL has no year 0 in that form
+ * (it counts 1 BC): an earlier time would fail at the insert and be answered 500. A past time
+ * dispatches at once; one before this is a client's mistake, and is told so.
+ */
+const EARLIEST_SCHEDULE_MS = Date.parse('0001-01-01T00:00:00Z');
 
 function checkSchedule(scheduledAt: string | undefined): Date | null {
   if (!scheduledAt) return null;
   const at = new Date(scheduledAt);
   if (Number.isNaN(at.getTime())) throw ApiError.badRequest('The request is not valid', { scheduled_at: 'is not a valid time' });
+  if (at.getTime() < EARLIEST_SCHEDULE_MS) {
+    throw ApiError.badRequest('The request is not valid', { scheduled_at: 'must not be before 0001-01-01T00:00:00Z' });
+  }
   if (at.getTime() - Date.now() > MAX_SCHEDULE_AHEAD_MS) {
     throw ApiError.badRequest('The request is not valid', { scheduled_at: 'must be within 30 days' });
   }

@@ -334,6 +334,24 @@ describe('the error envelope', () => {
     expect(stored).toEqual([]);
   });
 
+  it('refuses a scheduled_at in the year 0 with 400, not a 500 from the database, and takes the year 1', async () => {
+    const { liveKey, partnerId } = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, liveKey);
+    const client = api(stack.baseUrl, liveKey);
+    // RFC 3339 writes the year 0000; PostgreSQL has no year 0 in that form. The second is 0000-12-31T23:00Z.
+    for (const scheduledAt of ['0000-01-01T00:00:00Z', '0001-01-01T00:00:00+01:00']) {
+      const res = await client.post('/partner/deliveries', bookingBody({ scheduled_at: scheduledAt }));
+      expect([scheduledAt, res.status]).toEqual([scheduledAt, 400]);
+      expectEnvelope(res.body, 'bad_request');
+      expect(res.body.error.details).toEqual({ scheduled_at: 'must not be before 0001-01-01T00:00:00Z' });
+    }
+    expect(await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId])).toEqual([]);
+    // A past time dispatches at once, however far back.
+    const earliest = await client.post('/partner/deliveries', bookingBody({ scheduled_at: '0001-01-01T00:00:00Z' }));
+    expect(earliest.status).toBe(201);
+    expect(earliest.body.scheduled_at).toBe('0001-01-01T00:00:00.000Z');
+  });
+
   it('refuses text holding a NUL character with 400 naming each field, not a 500 from the database', async () => {
     const { liveKey, partnerId } = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, liveKey);
