@@ -16,6 +16,7 @@ import { partnerAuth } from './middleware/partner-auth';
 import { partnerRateLimit, placesRateLimit, riderRateLimit, trackingRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { riderAuth } from './middleware/rider-auth';
+import { requireUtf8 } from './middleware/utf8-body';
 import { buildOpenApiDocument, forRequestValidation } from './openapi/document';
 import { FORMATS } from './openapi/formats';
 import { rememberOpenApiRouteMatchers } from './openapi/route-matchers';
@@ -56,7 +57,7 @@ export function createApp(deps: AppDeps): Express {
   // valid one is 401 whatever it carries, learns nothing of the schema and uploads no photo.
   api.use('/partner', partnerAuth(deps.orm), partnerRateLimit(deps));
   api.use('/rider', riderAuth(deps.orm), riderRateLimit(deps));
-  api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true, type: ['application/json', 'application/*+json'] }));
+  api.use(express.json({ limit: JSON_BODY_LIMIT_BYTES, strict: true, type: ['application/json', 'application/*+json'], verify: requireUtf8 }));
   api.use('/track', publicCors, trackingRateLimit(deps));
   api.use('/places', placesRateLimit(deps));
   api.use(headAsGet);

@@ -3,6 +3,7 @@ import { ApiError, envelope } from '../errors';
 import { FORMAT_MESSAGES } from '../openapi/formats';
 import { NOT_BLANK } from '../openapi/schemas';
 import { PHOTO_MAX_BYTES } from '../services/handover';
+import { INVALID_UTF8 } from './utf8-body';
 import type { Logger } from '../../config/logger';
 
 interface ValidatorError {
@@ -107,6 +108,8 @@ function toApiError(error: unknown, requestId: string | undefined): ApiError {
     case 'entity.parse.failed':
       // The parser takes only objects and arrays; `null` or `42` is JSON, just not a request body.
       return ApiError.badRequest(isJson((e as { body?: unknown }).body) ? 'The body must be a JSON object' : 'The body is not valid JSON');
+    case INVALID_UTF8:
+      return ApiError.badRequest('The body is not valid UTF-8');
     case 'entity.too.large':
       return new ApiError(413, 'payload_too_large', 'The body is larger than 100 kB');
     case 'encoding.unsupported':

@@ -352,6 +352,27 @@ describe('the error envelope', () => {
     expect(earliest.body.scheduled_at).toBe('0001-01-01T00:00:00.000Z');
   });
 
+  it('refuses a body that is not valid UTF-8 with 400, rather than storing U+FFFD for its bad bytes', async () => {
+    const { liveKey, partnerId } = await makePartner(stack.orm);
+    const send = (path: string, text: string, encoding: BufferEncoding) =>
+      fetch(`${stack.baseUrl}/api/v1${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${liveKey}`, 'Content-Type': 'application/json' },
+        body: Buffer.from(text, encoding),
+      });
+    // "Café" written in Latin-1: the é is the single byte 0xE9, which UTF-8 never has alone.
+    const latin1 = await send('/partner/payment-methods', JSON.stringify({ provider: 'network_a', phone: SANDBOX.ok, account_name: 'Café Accra' }), 'latin1');
+    expect(latin1.status).toBe(400);
+    const body = (await latin1.json()) as { error: { message: string } };
+    expectEnvelope(body, 'bad_request');
+    expect(body.error.message).toBe('The body is not valid UTF-8');
+    expect(await stack.orm.em.fork().execute('select id from payment_methods where partner_id = ?', [partnerId])).toEqual([]);
+    // The same text in UTF-8 is taken as sent.
+    const utf8 = await send('/partner/payment-methods', JSON.stringify({ provider: 'network_a', phone: SANDBOX.ok, account_name: 'Café Accra' }), 'utf8');
+    expect(utf8.status).toBe(201);
+    expect(((await utf8.json()) as { account_name: string }).account_name).toBe('Café Accra');
+  });
+
   it('refuses text holding a NUL character with 400 naming each field, not a 500 from the database', async () => {
     const { liveKey, partnerId } = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, liveKey);
