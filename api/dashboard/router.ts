@@ -163,7 +163,8 @@ function dashboardErrors({ logger }: AppDeps) {
     if (error instanceof ApiError && error.status === 404) {
       return render(res, errorPage(ctx, 'Not found', 'There is nothing here. It may belong to the other mode (test or live), or to another account.'), 404);
     }
-    if (e?.status === 413 || e?.status === 400) {
+    // 415: a form in a charset or a Content-Encoding the body parser does not read.
+    if (e?.status === 413 || e?.status === 400 || e?.status === 415) {
       return render(res, errorPage(ctx, 'That did not work', 'The form could not be read. Go back and try again.'), e.status);
     }
     if (isUnavailable(error) || (error instanceof ApiError && error.status === 503)) {

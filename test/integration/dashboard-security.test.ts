@@ -62,6 +62,24 @@ describe('dashboard security', () => {
     expect(await keyCount(stack, partnerId)).toBe(0);
   });
 
+  it('answers a form in a charset or an encoding it cannot read with 415 and a page, not a 500, and changes nothing', async () => {
+    const { client, partnerId } = await account(stack);
+    const token = csrfToken((await client.get('/dashboard/keys')).text);
+    const cookie = [...client.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const form = new URLSearchParams({ _csrf: token, label: 'Server', mode: 'test' }).toString();
+    const refused: Record<string, string>[] = [
+      { 'content-type': 'application/x-www-form-urlencoded; charset=latin1' },
+      { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'zstd' },
+    ];
+    for (const headers of refused) {
+      const res = await fetch(`${stack.baseUrl}/dashboard/keys`, { method: 'POST', redirect: 'manual', headers: { cookie, ...headers }, body: form });
+      expect(res.status).toBe(415);
+      expect(res.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(await res.text()).toContain('The form could not be read');
+    }
+    expect(await keyCount(stack, partnerId)).toBe(0);
+  });
+
   it('refuses a log-in form posted without its CSRF token', async () => {
     const { email } = await account(stack);
     const page = await dashboardClient(stack.baseUrl).post('/dashboard/login', { email, password: PASSWORD });
