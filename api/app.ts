@@ -5,6 +5,7 @@ import * as OpenApiValidator from 'express-openapi-validator';
 import swaggerUi from 'swagger-ui-express';
 import { createDashboardRouter } from './dashboard/router';
 import { JSON_BODY_LIMIT_BYTES } from './body-limit';
+import { hostRequired } from './client-errors';
 import type { AppDeps } from './deps';
 import { ApiError } from './errors';
 import { allowOnly } from './middleware/allow-only';
@@ -45,6 +46,7 @@ export function createApp(deps: AppDeps): Express {
   // no-store), and the hash of every body cost more than it could save. Static files keep theirs.
   app.set('etag', false);
   app.use(requestContext(deps.logger));
+  app.use(hostRequired);
   app.use(httpMetrics());
   app.use(helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: false }));
 

@@ -1,4 +1,5 @@
 import http from 'node:http';
+import net from 'node:net';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
@@ -613,6 +614,25 @@ describe('when Temporal is unreachable', () => {
 });
 
 describe('requests the HTTP parser refuses', () => {
+  it('answers an HTTP/1.1 request without a Host header with the envelope, not a bare 400, and HTTP/1.0 as usual', async () => {
+    const { port } = new URL(stack.baseUrl);
+    const raw = (request: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(request));
+        let answer = '';
+        socket.setEncoding('utf8');
+        socket.on('data', (chunk: string) => (answer += chunk));
+        socket.on('end', () => resolve(answer));
+        socket.on('error', reject);
+      });
+    const noHost = await raw('GET /api/v1/places/autocomplete?q=osu HTTP/1.1\r\nConnection: close\r\n\r\n');
+    expect(noHost).toMatch(/^HTTP\/1\.1 400 /);
+    expect(noHost).toMatch(/\r\ncontent-type: application\/json/i);
+    expectEnvelope(JSON.parse(noHost.slice(noHost.indexOf('\r\n\r\n') + 4)), 'bad_request');
+    const http10 = await raw('GET /api/v1/places/autocomplete?q=osu HTTP/1.0\r\n\r\n');
+    expect(http10).toMatch(/^HTTP\/1\.1 200 /);
+  });
+
   it('answers headers over the size limit with the envelope, not a bare status line', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const res = await api(stack.baseUrl, liveKey).get('/partner/deliveries', { 'X-Padding': 'x'.repeat(20_000) });
