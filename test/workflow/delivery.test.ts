@@ -3,6 +3,7 @@ import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
+import { holdRow } from '../helpers/row-lock';
 import { readOutbox } from '../../db/sms-outbox';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { stateQuery } from '../../workflows/messages';
@@ -54,33 +55,21 @@ describe('cancelling', () => {
     const created = await book(stack.baseUrl, partner.liveKey);
     await rider.waitForOffer(created.id);
     // Hold the rider's row, so the accept's write waits on it as it would on a stuck database.
-    const knex = stack.orm.em.getConnection().getKnex();
-    const lock = await knex.transaction();
+    const riderRow = await holdRow(stack.orm, 'riders', rider.riderId);
     try {
-      await lock.raw('select id from riders where id = ? for update', [rider.riderId]);
       const accept = rider.client.post(`/rider/deliveries/${created.id}/accept`);
-      await eventually(
-        async () => {
-          const { rows } = await knex.raw(
-            `select count(*)::int as waiting from pg_stat_activity
-             where wait_event_type = 'Lock' and query like 'update riders set active_delivery_id%'`,
-          );
-          return rows[0].waiting > 0;
-        },
-        10_000,
-        'the accept waiting on the rider row',
-      );
+      await riderRow.waitingFor('update riders set active_delivery_id');
       const cancel = partner.client.post(`/partner/deliveries/${created.id}/cancel`);
       // A running local activity holds the workflow task open, and messages wait for the next
       // one; past the task timeout's heartbeat (8 of its 10 s) the cancel reaches the workflow.
       await new Promise((resolve) => setTimeout(resolve, 11_000));
-      await lock.rollback();
+      await riderRow.release();
       const [accepted, cancelled] = await Promise.all([accept, cancel]);
       expect(accepted.status).toBe(200);
       expect(cancelled.status).toBe(200);
       expect(trail(cancelled.body)).toEqual(['pending', 'accepted', 'cancelled']);
     } finally {
-      if (!lock.isCompleted()) await lock.rollback();
+      await riderRow.release();
     }
     expect((await rider.client.get('/rider/deliveries/current')).status).toBe(404);
   }, 40_000);
@@ -89,27 +78,15 @@ describe('cancelling', () => {
     const partner = await livePartner();
     const created = await book(stack.baseUrl, partner.liveKey);
     // Hold the delivery's row, so the cancel's write waits on it as it would on a stuck database.
-    const knex = stack.orm.em.getConnection().getKnex();
-    const lock = await knex.transaction();
+    const deliveryRow = await holdRow(stack.orm, 'deliveries', created.id);
     try {
-      await lock.raw('select id from deliveries where id = ? for update', [created.id]);
       const first = partner.client.post(`/partner/deliveries/${created.id}/cancel`);
-      await eventually(
-        async () => {
-          const { rows } = await knex.raw(
-            `select count(*)::int as waiting from pg_stat_activity
-             where wait_event_type = 'Lock' and query like 'update deliveries set status%'`,
-          );
-          return rows[0].waiting > 0;
-        },
-        10_000,
-        'the cancel waiting on the delivery row',
-      );
+      await deliveryRow.waitingFor('update deliveries set status');
       const second = partner.client.post(`/partner/deliveries/${created.id}/cancel`);
       // The second cancel reaches the workflow at the task's first heartbeat (8 s) and its answer
       // leaves with the next one (16 s), while the first cancel's write still waits.
       await new Promise((resolve) => setTimeout(resolve, 20_000));
-      await lock.rollback();
+      await deliveryRow.release();
       const answers = await Promise.all([first, second]);
       for (const answer of answers) {
         expect(answer.status).toBe(200);
@@ -117,7 +94,7 @@ describe('cancelling', () => {
         expect(trail(answer.body)).toEqual(['pending', 'cancelled']);
       }
     } finally {
-      if (!lock.isCompleted()) await lock.rollback();
+      await deliveryRow.release();
     }
   }, 50_000);
 
