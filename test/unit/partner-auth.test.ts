@@ -42,7 +42,10 @@ function keyStore(keyId: string) {
 }
 
 async function authenticate(orm: MikroORM, key: string): Promise<number> {
-  const req = { get: (name: string) => (name.toLowerCase() === 'authorization' ? `Bearer ${key}` : undefined) } as unknown as Request;
+  const req = {
+    get: (name: string) => (name.toLowerCase() === 'authorization' ? `Bearer ${key}` : undefined),
+    rawHeaders: ['Authorization', `Bearer ${key}`],
+  } as unknown as Request;
   const res = { locals: {} } as unknown as Response;
   try {
     await partnerAuth(orm)(req, res, () => undefined);
