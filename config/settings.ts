@@ -90,85 +90,114 @@ export interface Settings {
 
 type Env = Record<string, string | undefined>;
 
+/** One setting that is missing or wrong, and what is wrong with it. */
+export interface SettingProblem {
+  variable: string;
+  problem: string;
+}
+
+/** Every setting found missing or wrong in one reading, so one failed start names them all. */
 export class SettingsError extends Error {
-  constructor(readonly variable: string, problem: string) {
-    super(`${variable}: ${problem}`);
+  readonly variable: string;
+
+  constructor(readonly problems: SettingProblem[]) {
+    super(problems.map((p) => `${p.variable}: ${p.problem}`).join('\n'));
     this.name = 'SettingsError';
+    this.variable = problems.map((p) => p.variable).join(', ');
   }
 }
 
-function text(env: Env, name: string, fallback: string): string {
-  const value = env[name];
+/** The environment being read, and the problems found in it so far. */
+interface Source {
+  vars: Env;
+  problems: SettingProblem[];
+}
+
+/** Notes what is wrong and carries on with `fallback`: the reading ends with every problem at once. */
+function refuse<T>(env: Source, variable: string, problem: string, fallback: T): T {
+  env.problems.push({ variable, problem });
+  return fallback;
+}
+
+function text(env: Source, name: string, fallback: string): string {
+  const value = env.vars[name];
   return value === undefined || value === '' ? fallback : value;
 }
 
-function optional(env: Env, name: string): string | undefined {
-  const value = env[name];
+function optional(env: Source, name: string): string | undefined {
+  const value = env.vars[name];
   return value === undefined || value === '' ? undefined : value;
 }
 
-function number(env: Env, name: string, fallback: number, { min = 0, integer = false } = {}): number {
-  const raw = env[name];
+function number(env: Source, name: string, fallback: number, { min = 0, integer = false } = {}): number {
+  const raw = env.vars[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
   if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-    throw new SettingsError(name, `expected ${integer ? 'an integer' : 'a number'} >= ${min}, got "${raw}"`);
+    return refuse(env, name, `expected ${integer ? 'an integer' : 'a number'} >= ${min}, got "${raw}"`, fallback);
   }
   return value;
 }
 
-function optionalInteger(env: Env, name: string): number | undefined {
+function optionalInteger(env: Source, name: string): number | undefined {
   return optional(env, name) === undefined ? undefined : number(env, name, 0, { min: 1, integer: true });
 }
 
-function oneOf<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
+function oneOf<T extends string>(env: Source, name: string, allowed: readonly T[], fallback: T): T {
   const raw = text(env, name, fallback);
   if (!(allowed as readonly string[]).includes(raw)) {
-    throw new SettingsError(name, `expected one of ${allowed.join(', ')}, got "${raw}"`);
+    return refuse(env, name, `expected one of ${allowed.join(', ')}, got "${raw}"`, fallback);
   }
   return raw as T;
 }
 
-function url(env: Env, name: string, fallback: string): string {
+function url(env: Source, name: string, fallback: string): string {
   const raw = text(env, name, fallback);
   try {
     new URL(raw);
   } catch {
-    throw new SettingsError(name, `expected a URL, got "${raw}"`);
+    return refuse(env, name, `expected a URL, got "${raw}"`, fallback);
   }
   return raw.replace(/\/+$/, '');
 }
 
-export function loadSettings(env: Env = process.env): Settings {
+/** Reads every setting; a missing or wrong one stops with a SettingsError naming each of them. */
+export function loadSettings(vars: Env = process.env): Settings {
+  const env: Source = { vars, problems: [] };
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'test', 'production'] as const, 'development');
   const dataDir = text(env, 'DATA_DIR', '.data');
   const paymentGateway = oneOf(env, 'PAYMENT_GATEWAY', ['sandbox', 'paystack'] as const, 'sandbox');
   const paystackSecretKey = optional(env, 'PAYSTACK_SECRET_KEY');
   if (paymentGateway === 'paystack' && !paystackSecretKey) {
-    throw new SettingsError('PAYSTACK_SECRET_KEY', 'required when PAYMENT_GATEWAY=paystack');
+    refuse(env, 'PAYSTACK_SECRET_KEY', 'required when PAYMENT_GATEWAY=paystack', undefined);
   }
   const etaProvider = oneOf(env, 'ETA_PROVIDER', ['estimate', 'osrm', 'mapbox'] as const, 'estimate');
   const mapboxToken = optional(env, 'MAPBOX_TOKEN');
   if (etaProvider === 'mapbox' && !mapboxToken) {
-    throw new SettingsError('MAPBOX_TOKEN', 'required when ETA_PROVIDER=mapbox');
+    refuse(env, 'MAPBOX_TOKEN', 'required when ETA_PROVIDER=mapbox', undefined);
   }
   const smsProvider = oneOf(env, 'SMS_PROVIDER', ['outbox', 'http'] as const, 'outbox');
   const smsApiKey = optional(env, 'SMS_API_KEY');
+  const smsUrlGiven = optional(env, 'SMS_URL') !== undefined;
   if (smsProvider === 'http') {
-    if (!optional(env, 'SMS_URL')) throw new SettingsError('SMS_URL', 'required when SMS_PROVIDER=http');
-    if (!smsApiKey) throw new SettingsError('SMS_API_KEY', 'required when SMS_PROVIDER=http');
+    if (!smsUrlGiven) refuse(env, 'SMS_URL', 'required when SMS_PROVIDER=http', undefined);
+    if (!smsApiKey) refuse(env, 'SMS_API_KEY', 'required when SMS_PROVIDER=http', undefined);
   }
-  const databaseUrl = optional(env, 'DATABASE_URL');
-  if (databaseUrl === undefined) throw new SettingsError('DATABASE_URL', 'required (npm start sets it)');
-  if (!/^postgres(ql)?:\/\//.test(databaseUrl)) {
-    throw new SettingsError('DATABASE_URL', 'expected a postgres:// URL');
+  const databaseUrl = optional(env, 'DATABASE_URL') ?? refuse(env, 'DATABASE_URL', 'required (npm start sets it)', '');
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    refuse(env, 'DATABASE_URL', 'expected a postgres:// URL', undefined);
   }
   const referencePrefix = text(env, 'REFERENCE_PREFIX', 'DLV');
   if (!/^[A-Z0-9]{1,10}$/.test(referencePrefix)) {
-    throw new SettingsError('REFERENCE_PREFIX', 'expected 1 to 10 capital letters or digits');
+    refuse(env, 'REFERENCE_PREFIX', 'expected 1 to 10 capital letters or digits', undefined);
   }
   const port = number(env, 'PORT', 3000, { integer: true });
-  return {
+  if (nodeEnv === 'production' && optional(env, 'SITE_URL') === undefined) {
+    // The default below is this machine; a deployment's tracking links, callback bodies and
+    // confirmation emails would all point at it.
+    refuse(env, 'SITE_URL', 'required when NODE_ENV=production: the address partners and recipients open the site at', undefined);
+  }
+  const settings: Settings = {
     nodeEnv,
     port,
     // On the machine itself the site is the API's own port, so `PORT=3200` alone gives working links.
@@ -204,7 +233,7 @@ export function loadSettings(env: Env = process.env): Settings {
     placesProvider: oneOf(env, 'PLACES_PROVIDER', ['gazetteer', 'photon'] as const, 'gazetteer'),
     photonUrl: url(env, 'PHOTON_URL', 'https://photon.komoot.io'),
     smsProvider,
-    smsUrl: smsProvider === 'http' ? url(env, 'SMS_URL', '') : optional(env, 'SMS_URL'),
+    smsUrl: smsProvider === 'http' && smsUrlGiven ? url(env, 'SMS_URL', '') : optional(env, 'SMS_URL'),
     smsApiKey,
     smsSender: text(env, 'SMS_SENDER', 'Delivery'),
     referencePrefix,
@@ -232,15 +261,17 @@ export function loadSettings(env: Env = process.env): Settings {
     workerMaxConcurrentWorkflowTasks: optionalInteger(env, 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'),
     workerMaxCachedWorkflows: optionalInteger(env, 'WORKER_MAX_CACHED_WORKFLOWS'),
   };
+  if (env.problems.length > 0) throw new SettingsError(env.problems);
+  return settings;
 }
 
-/** For process entry points: load, or print the problem and exit. */
+/** For process entry points: load, or print every problem, one line each, and exit. */
 export function loadSettingsOrExit(env: Env = process.env): Settings {
   try {
     return loadSettings(env);
   } catch (error) {
     if (error instanceof SettingsError) {
-      process.stderr.write(`Invalid setting ${error.message}\n`);
+      process.stderr.write(error.problems.map((p) => `Invalid setting ${p.variable}: ${p.problem}\n`).join(''));
       process.exit(78);
     }
     throw error;

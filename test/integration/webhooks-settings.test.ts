@@ -6,13 +6,16 @@ import { api } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
 import { deliveryWorkflowId } from '../../domain/reference';
 
+/** What a production process needs beyond the test stack's own settings. */
+const PRODUCTION = { NODE_ENV: 'production', SITE_URL: 'https://track.example.com.gh' };
+
 /** An HTTPS URL on a public address, written as an IP so the check needs no DNS. */
 const PUBLIC_URL = 'https://93.184.215.14/hooks/deliveries';
 
 let stack: TestStack;
 beforeAll(async () => {
   // Production rules for callback URLs; setting a URL needs no worker.
-  stack = await startTestStack({ env: { NODE_ENV: 'production' }, withoutWorker: true });
+  stack = await startTestStack({ env: PRODUCTION, withoutWorker: true });
 });
 afterAll(async () => {
   await stack?.close();
@@ -149,7 +152,7 @@ describe('callback URL settings outside production', () => {
 describe('sending callbacks in production', () => {
   let prodStack: TestStack;
   beforeAll(async () => {
-    prodStack = await startTestStack({ env: { NODE_ENV: 'production' } });
+    prodStack = await startTestStack({ env: PRODUCTION });
   });
   afterAll(async () => {
     await prodStack?.close();
