@@ -9,6 +9,11 @@ import { hashPassword } from '../api/dashboard/passwords';
 const DEMO = { email: 'demo@example.com', password: 'demo-password', business: 'Demo Shop Ltd' };
 
 async function main(): Promise<void> {
+  if (process.env.NODE_ENV === 'production') {
+    // A partner whose password is printed in the README has no place in a production database.
+    process.stdout.write(`${JSON.stringify({ skipped: 'NODE_ENV=production seeds no data' })}\n`);
+    return;
+  }
   const orm = await initOrm(process.env.DATABASE_URL as string, 2);
   const em = orm.em.fork();
   try {

@@ -120,6 +120,16 @@ async function main() {
       if (ready) break;
       await new Promise((r) => setTimeout(r, 200));
     }
+    // In production nothing is seeded (scripts/seed-demo.ts), so there is no key to print.
+    const demoLines = demo.api_key
+      ? `  Demo partner   ${demo.email} (password: ${demo.password})
+  Test API key   ${demo.api_key}
+
+  Try:  curl -s ${base}/api/v1/partner/quotes -H "Authorization: Bearer ${demo.api_key}" \\
+          -H "Content-Type: application/json" \\
+          -d '{"pickup_lat":5.5497,"pickup_lng":-0.2096,"dropoff_lat":5.6052,"dropoff_lng":-0.1668}'`
+      : `  No demo partner: ${demo.skipped}.
+  Create one with: npm run ops -- partner:create --email E --business B`;
     process.stdout.write(`
   Partner Delivery Service is running.
 
@@ -129,12 +139,7 @@ async function main() {
   Temporal UI    ${temporal.uiUrl}
   Database       ${databaseUrl.replace(/:[^:@/]+@/, ':•••@')}
 
-  Demo partner   ${demo.email} (password: ${demo.password})
-  Test API key   ${demo.api_key}
-
-  Try:  curl -s ${base}/api/v1/partner/quotes -H "Authorization: Bearer ${demo.api_key}" \\
-          -H "Content-Type: application/json" \\
-          -d '{"pickup_lat":5.5497,"pickup_lng":-0.2096,"dropoff_lat":5.6052,"dropoff_lng":-0.1668}'
+${demoLines}
 
   Ctrl-C stops everything.
 `);
