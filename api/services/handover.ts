@@ -42,21 +42,28 @@ export async function checkHandoverProof(
     const otp = (req.body as { otp?: unknown } | undefined)?.otp;
     if (typeof otp !== 'string' || otp.length === 0) throw ApiError.badRequest('The recipient’s code is required', { otp: 'is required' });
     const em = orm.em.fork();
-    const [row] = await em.execute<{ code_hash: string; locked: boolean }[]>(
-      `select code_hash, coalesce(locked_until > now(), false) as locked from delivery_otps where delivery_id = ? and position = ?`,
-      [delivery.id, position],
+    const hash = hashHandoverCode(delivery.id, position, otp.trim());
+    // The try is counted and compared in one statement, under the row's lock: tries sent at once
+    // (to one API process or several) are taken one after another, so the lock holds after
+    // `otpMaxAttempts` wrong codes. Read first and written after, every try sent together would
+    // pass the read before any was counted.
+    const [tried] = await em.execute<{ matched: boolean }[]>(
+      `update delivery_otps set
+         locked_until = case when code_hash <> ? and failed_attempts + 1 >= ? then now() + (? || ' seconds')::interval else locked_until end,
+         failed_attempts = case when code_hash = ? then failed_attempts when failed_attempts + 1 >= ? then 0 else failed_attempts + 1 end
+       where delivery_id = ? and position = ? and (locked_until is null or locked_until <= now())
+       returning code_hash = ? as matched`,
+      [hash, settings.otpMaxAttempts, String(settings.otpLockSeconds), hash, settings.otpMaxAttempts, delivery.id, position, hash],
     );
-    if (!row) throw ApiError.badRequest('No code was issued for this hand-over yet; try again in a moment', { otp: 'not issued yet' });
-    if (row.locked) throw ApiError.badRequest('Too many wrong codes; try again later', { otp: 'locked for a while after wrong tries' });
-    if (hashHandoverCode(delivery.id, position, otp.trim()) !== row.code_hash) {
-      await em.execute(
-        `update delivery_otps set locked_until = case when failed_attempts + 1 >= ? then now() + (? || ' seconds')::interval else locked_until end,
-           failed_attempts = case when failed_attempts + 1 >= ? then 0 else failed_attempts + 1 end
-         where delivery_id = ? and position = ?`,
-        [settings.otpMaxAttempts, String(settings.otpLockSeconds), settings.otpMaxAttempts, delivery.id, position],
-      );
-      throw ApiError.badRequest('The code is wrong', { otp: 'does not match' });
+    if (!tried) {
+      const [issued] = await em.execute<{ position: number }[]>('select position from delivery_otps where delivery_id = ? and position = ?', [
+        delivery.id,
+        position,
+      ]);
+      if (!issued) throw ApiError.badRequest('No code was issued for this hand-over yet; try again in a moment', { otp: 'not issued yet' });
+      throw ApiError.badRequest('Too many wrong codes; try again later', { otp: 'locked for a while after wrong tries' });
     }
+    if (!tried.matched) throw ApiError.badRequest('The code is wrong', { otp: 'does not match' });
     return { kind: 'otp' };
   }
   if (delivery.verificationMethod === 'photo') {

@@ -292,6 +292,32 @@ describe('verification at hand-over', () => {
     expect(right.body.status).toBe('delivered');
   });
 
+  it('counts wrong codes sent at once one after another: no more than the allowed tries are compared', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const recipient = '+233244556688';
+    const created = await book(stack.baseUrl, partner.liveKey, { verification_method: 'otp', recipient_phone: recipient });
+    const message = await eventually(
+      async () => (await readOutbox(stack.orm.em.fork(), recipient)).find((m) => m.body.includes(created.reference)),
+      10_000,
+      'OTP text',
+    );
+    const code = /(\d{6})$/.exec(message.body)?.[1] as string;
+    await rider.take(created.id);
+    await rider.pickup(created.id);
+    await rider.depart(created.id);
+
+    // Twenty guesses at once, as a rider app (or anyone holding its token) could send them.
+    const wrongCode = code === '000000' ? '111111' : '000000';
+    const answers = await Promise.all(Array.from({ length: 20 }, () => rider.deliver(created.id, { otp: wrongCode })));
+
+    const refusals = answers.map((a) => `${a.status} ${a.body.error?.details?.otp as string}`);
+    expect(refusals.filter((r) => r === '400 does not match')).toHaveLength(3);
+    expect(refusals.filter((r) => /^400 locked/.test(r))).toHaveLength(17);
+    expect((await rider.deliver(created.id, { otp: code })).body.error.details.otp).toMatch(/locked/);
+    expect((await partner.client.get(`/partner/deliveries/${created.id}`)).body.status).toBe('in_transit');
+  });
+
   it('requires a photo upload for photo verification', async () => {
     const partner = await livePartner();
     const rider = await riderApp(stack.baseUrl, stack.orm);
