@@ -10,7 +10,8 @@ interface EventToSend {
   partner_id: string;
   /** The exact bytes fixed when the status changed. */
   body: string;
-  attempts: number;
+  /** This try's number, taken before it is sent; null when there is no URL to send to. */
+  attempt: number | null;
   url: string | null;
   secret: string | null;
 }
@@ -42,19 +43,30 @@ export function createWebhookActivities({ orm, webhookHttp, logger, settings }: 
       const policyAttempt = Context.current().info.attempt;
       const em = orm.em.fork();
       // The event and the partner's current URL and secret in one round trip: this is on the
-      // path from a status change to the partner's server.
+      // path from a status change to the partner's server. The try's number is taken in the same
+      // statement, before the try is sent, under the event's row lock: tries of one event at the
+      // same time (a retry and a redelivery) and a try whose worker died before its answer was
+      // recorded never share a number.
       const [event] = await em.execute<EventToSend[]>(
-        `select e.id, e.event, e.delivery_id, e.partner_id, e.body, e.attempts, w.url, w.secret
-         from webhook_events e left join webhook_endpoints w on w.partner_id = e.partner_id and w.mode = e.mode
-         where e.id = ?`,
+        `with target as (
+           select e.id, w.url, w.secret
+           from webhook_events e left join webhook_endpoints w on w.partner_id = e.partner_id and w.mode = e.mode
+           where e.id = ?
+         ), claimed as (
+           update webhook_events e set attempts = e.attempts + 1
+           from target t where e.id = t.id and t.url is not null and t.secret is not null
+           returning e.attempts
+         )
+         select e.id, e.event, e.delivery_id, e.partner_id, e.body, t.url, t.secret, (select attempts from claimed) as attempt
+         from webhook_events e join target t on t.id = e.id`,
         [eventId],
       );
       if (!event) throw ApplicationFailure.retryable(`No callback ${eventId} on record`, 'WebhookEventMissing');
       const endpoint = { url: event.url, secret: event.secret };
-      const attempt = event.attempts + 1;
+      const attempt = event.attempt;
       const log = { eventId, event: event.event, deliveryId: event.delivery_id, partnerId: event.partner_id, attempt };
 
-      if (!endpoint.url || !endpoint.secret) {
+      if (!endpoint.url || !endpoint.secret || attempt === null) {
         await em.execute(`update webhook_events set state = 'skipped' where id = ? and state <> 'delivered'`, [eventId]);
         logger.info('Webhook skipped: no URL configured', log);
         return;
@@ -87,7 +99,7 @@ export function createWebhookActivities({ orm, webhookHttp, logger, settings }: 
           [eventId, attempt, endpoint.url, statusCode, latencyMs, error, retryAt],
         );
         await tx.execute(
-          `update webhook_events set attempts = attempts + 1, last_attempt_at = now(),
+          `update webhook_events set last_attempt_at = now(),
              state = case when ? then 'delivered' when ? then 'failed' else state end
            where id = ?`,
           [delivered, !delivered && retryAt === null, eventId],

@@ -314,6 +314,32 @@ describe('callback log and redelivery', () => {
     ]);
   });
 
+  it('numbers every try of an event apart, a redelivery sent while the first try awaits its answer included', async () => {
+    const { receiver, client, liveKey } = await subscribedPartner();
+    // The first try waits on the partner's server (within the time limit) while the redelivery goes out.
+    receiver.onCallback = async (_callback, tries) => {
+      if (tries === 1) await sleep(1000);
+    };
+    const deliveryId = await cancelledDelivery(liveKey);
+    const [first] = await eventually(async () => {
+      const arrivals = receiver.arrivalsFor(deliveryId);
+      return arrivals.length === 1 ? arrivals : undefined;
+    }, 10_000, 'the first try');
+    const eventId = first!.headers['x-service-event-id'] as string;
+    expect((await client.post(`/partner/webhook/deliveries/${eventId}/redeliver`)).status).toBe(202);
+
+    const arrivals = await eventually(async () => {
+      const all = receiver.arrivalsFor(deliveryId);
+      return all.length === 2 && all.every((a) => a.answeredWith) ? all : undefined;
+    }, 10_000, 'both tries answered');
+    expect(arrivals.map((a) => a.headers['x-service-attempt']).sort()).toEqual(['1', '2']);
+    const logged = await eventually(async () => {
+      const entry = await loggedCallback(client, deliveryId);
+      return entry.attempts.length === 2 ? entry : undefined;
+    }, 10_000, 'both tries logged');
+    expect(logged.attempts.map((a) => a.attempt).sort()).toEqual([1, 2]);
+  });
+
   it('does not redeliver an unknown callback or another partner’s', async () => {
     const owner = await subscribedPartner();
     const stranger = await subscribedPartner();
