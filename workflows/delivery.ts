@@ -45,6 +45,9 @@ const ACCEPT_IN_ONE_STEP = 'accept-in-one-step';
 /** Patch id: a cancel of an already cancelled delivery answers once the cancel is recorded. */
 const CANCEL_ANSWERS_RECORDED = 'cancel-answers-recorded';
 
+/** Patch id: an `otp` delivery's hand-over codes are texted by an activity of their own, beside the debit. */
+const CODES_TEXTED_APART = 'hand-over-codes-texted-apart';
+
 /**
  * One delivery, from booking to a terminal status: the single writer of its state. It owns the
  * state machine (domain/lifecycle.ts), the dispatch deadline, the debit and the webhooks.
@@ -76,6 +79,12 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     retry: { initialInterval: `${t.debitRetryInitialSeconds ?? 2} seconds`, backoffCoefficient: 2, maximumAttempts: 5 },
   });
   const webhooks = proxyActivities<Activities>(webhookActivityOptions(t));
+  // Hand-over codes are texted until the SMS provider takes them: its outage must hold up neither
+  // the debit nor dispatch. An attempt after the delivery has ended sends nothing.
+  const texting = proxyActivities<Activities>({
+    startToCloseTimeout: '2 minutes',
+    retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds' },
+  });
 
   let status: DeliveryStatus = 'pending';
   let paymentStatus: PaymentStatus = 'pending';
@@ -385,8 +394,11 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     }
   }
 
+  // Since CODES_TEXTED_APART the first step only finds the booking row, and the codes go out beside
+  // the debit: before, an SMS outage longer than this step's retries ended the delivery unstarted.
+  const codesApart = input.verificationMethod === 'otp' && patched(CODES_TEXTED_APART);
   try {
-    await booking.beginDelivery({ deliveryId: input.deliveryId });
+    await booking.beginDelivery(codesApart ? { deliveryId: input.deliveryId, textCodes: false } : { deliveryId: input.deliveryId });
   } catch {
     // The API could not commit the booking row after starting this workflow: nobody was told
     // this delivery exists, so there is nothing to dispatch, debit or report.
@@ -394,6 +406,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   }
 
   const payment = collectPayment();
+  const codes = codesApart ? texting.textHandoverCodes({ deliveryId: input.deliveryId }).catch(() => undefined) : undefined;
 
   if (input.scheduledAt) {
     const untilDispatch = Date.parse(input.scheduledAt) - Date.now();
@@ -403,6 +416,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
 
   await condition(() => isTerminal(status));
   await payment;
+  await codes;
   await writes;
   // Every webhook and message handler must finish before the workflow completes.
   await condition(() => outstandingWebhooks.size === 0 && allHandlersFinished());

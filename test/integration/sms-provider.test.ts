@@ -4,6 +4,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount } from '../helpers/bookings';
+import { deliveryWorkflowId } from '../../domain/reference';
 import { HttpSms } from '../../integrations/sms/http-sms';
 
 /**
@@ -21,6 +22,10 @@ let smsUrl: string;
 const requests: SmsRequest[] = [];
 /** How many of the next requests the SMS API refuses with 503. */
 let failNext = 0;
+/** While true the SMS API refuses every request with 503, as in an outage. */
+let down = false;
+/** Recipients of the requests refused while it was down. */
+const refusedTo: string[] = [];
 let stack: TestStack;
 
 beforeAll(async () => {
@@ -28,12 +33,14 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
-      if (failNext > 0) {
-        failNext -= 1;
+      const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as SmsRequest['body'];
+      if (down) refusedTo.push(...body.recipients);
+      if (down || failNext > 0) {
+        if (!down) failNext -= 1;
         res.writeHead(503).end();
         return;
       }
-      requests.push({ headers: req.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+      requests.push({ headers: req.headers, body });
       res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"status":"success"}');
     });
   });
@@ -95,6 +102,54 @@ describe('hand-over codes through an SMS HTTP API', () => {
     expect(textsTo(phone)).toHaveLength(1);
     await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${created.id}/cancel`);
   });
+
+  it('debits and dispatches an otp booking while the SMS API is down, and texts the code once it is back', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const rider = await makeRider(stack.orm, ACCRA.makola, 'Kojo Patient');
+    const riderApi = api(stack.baseUrl, rider.riderToken);
+    const partnerApi = api(stack.baseUrl, partner.liveKey);
+    const phone = recipientPhone();
+    down = true;
+    let created: { id: string; [key: string]: unknown };
+    try {
+      created = await book(stack.baseUrl, partner.liveKey, { verification_method: 'otp', recipient_phone: phone });
+      await eventually(async () => refusedTo.includes(phone), 10_000, 'a first try at the text');
+
+      // Neither the debit nor the search for a rider waits for the text.
+      await eventually(async () => (await partnerApi.get(`/partner/deliveries/${created.id}`)).body.payment_status === 'paid', 10_000, 'paid while the SMS API is down');
+      await eventually(async () => (await riderApi.get('/rider/offers')).body.some((o: { delivery_id: string }) => o.delivery_id === created.id), 10_000, 'offered while the SMS API is down');
+      expect(textsTo(phone)).toEqual([]);
+    } finally {
+      down = false;
+    }
+
+    const [text] = await eventually(async () => (textsTo(phone).length ? textsTo(phone) : undefined), 20_000, 'the code texted once the SMS API is back');
+    const code = /(\d{6})$/.exec(text!.body.message)![1]!;
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/accept`)).status).toBe(200);
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/pickup`)).status).toBe(200);
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/depart`)).status).toBe(200);
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/deliver`, { otp: code })).status).toBe(200);
+    expect(textsTo(phone)).toHaveLength(1);
+  }, 60_000);
+
+  it('gives up texting the code of a delivery cancelled while the SMS API is down, and the delivery workflow ends', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const phone = recipientPhone();
+    down = true;
+    try {
+      const created = await book(stack.baseUrl, partner.liveKey, { verification_method: 'otp', recipient_phone: phone });
+      await eventually(async () => refusedTo.includes(phone), 10_000, 'a first try at the text');
+      expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${created.id}/cancel`)).status).toBe(200);
+
+      const result = await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result();
+      expect(result).toMatchObject({ status: 'cancelled', paymentStatus: 'paid' });
+    } finally {
+      down = false;
+    }
+    expect(textsTo(phone)).toEqual([]);
+  }, 60_000);
 
   it('never texts the recipient of a test-mode delivery: its code stays in the outbox', async () => {
     const partner = await makePartner(stack.orm);
