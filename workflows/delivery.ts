@@ -10,6 +10,7 @@ import {
   startChild,
   upsertSearchAttributes,
   workflowInfo,
+  type RetryPolicy,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { CANCELLABLE, isTerminal, type DeliveryStatus, type PaymentStatus } from '../domain/lifecycle';
@@ -48,6 +49,9 @@ const CANCEL_ANSWERS_RECORDED = 'cancel-answers-recorded';
 /** Patch id: an `otp` delivery's hand-over codes are texted by an activity of their own, beside the debit. */
 const CODES_TEXTED_APART = 'hand-over-codes-texted-apart';
 
+/** Patch id: the booking's first step outlasts a Postgres outage; only a row never committed ends the workflow. */
+const BOOKING_CHECK_OUTLASTS_OUTAGES = 'booking-check-outlasts-outages';
+
 /**
  * One delivery, from booking to a terminal status: the single writer of its state. It owns the
  * state machine (domain/lifecycle.ts), the dispatch deadline, the debit and the webhooks.
@@ -64,10 +68,15 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     retry: { initialInterval: '500 milliseconds', backoffCoefficient: 2, maximumInterval: '30 seconds' },
   });
   // The booking row is committed by the API right after it starts this workflow; allow it a moment.
-  const bookingOptions = {
-    startToCloseTimeout: '10 seconds',
-    retry: { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: 8 },
-  } as const;
+  // Since BOOKING_CHECK_OUTLASTS_OUTAGES the step is tried until Postgres answers, and only a row
+  // still missing BOOKING_COMMIT_GRACE_SECONDS after the start ends the workflow: before, it gave
+  // up after 8 tries (about 25 s) whatever the cause, so a delivery booked just before an outage
+  // ended unstarted, pending for ever.
+  const bookedAt = patched(BOOKING_CHECK_OUTLASTS_OUTAGES) ? workflowInfo().startTime.toISOString() : undefined;
+  const bookingRetry: RetryPolicy = bookedAt
+    ? { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' }
+    : { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumAttempts: 8 };
+  const bookingOptions = { startToCloseTimeout: '10 seconds', retry: bookingRetry } as const;
   // Local since BEGIN_LOCALLY: the first step then costs no round trip through the server, and
   // the workflow finds its row sooner. Histories from before the patch replay the activity.
   const booking = patched(BEGIN_LOCALLY)
@@ -398,7 +407,11 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   // the debit: before, an SMS outage longer than this step's retries ended the delivery unstarted.
   const codesApart = input.verificationMethod === 'otp' && patched(CODES_TEXTED_APART);
   try {
-    await booking.beginDelivery(codesApart ? { deliveryId: input.deliveryId, textCodes: false } : { deliveryId: input.deliveryId });
+    await booking.beginDelivery({
+      deliveryId: input.deliveryId,
+      ...(codesApart ? { textCodes: false } : {}),
+      ...(bookedAt ? { bookedAt } : {}),
+    });
   } catch {
     // The API could not commit the booking row after starting this workflow: nobody was told
     // this delivery exists, so there is nothing to dispatch, debit or report.

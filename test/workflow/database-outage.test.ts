@@ -1,0 +1,83 @@
+import { randomUUID } from 'node:crypto';
+import { deliveryTimings } from '../../api/services/timings';
+import { initOrm, type Orm } from '../../db/orm';
+import { deliveryReference, deliveryWorkflowId } from '../../domain/reference';
+import { BOOKING_COMMIT_GRACE_SECONDS } from '../../activities/booking';
+import type { DeliveryWorkflowInput } from '../../workflows/messages';
+import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
+import { ACCRA, book, registerAccount } from '../helpers/bookings';
+import { api, eventually } from '../helpers/http';
+import { makePartner } from '../helpers/partners';
+import { startTestStack, type TestStack } from '../helpers/stack';
+
+// The worker reaches Postgres through a relay the test can cut; the API reaches it directly, so
+// bookings are taken and committed while the worker cannot read them.
+let proxy: TcpProxy;
+let workerOrm: Orm;
+let stack: TestStack;
+beforeAll(async () => {
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  proxy = await startTcpProxy(url.hostname, Number(url.port));
+  url.host = `127.0.0.1:${proxy.port}`;
+  workerOrm = await initOrm(url.toString(), 4);
+  stack = await startTestStack({ activityOverrides: { orm: workerOrm } });
+});
+afterAll(async () => {
+  await stack?.close();
+  await workerOrm?.close();
+  await proxy?.close();
+});
+
+describe('a worker that loses Postgres just after a booking', () => {
+  it('starts the delivery once Postgres answers again, however long that takes', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const client = api(stack.baseUrl, partner.testKey);
+
+    await proxy.cut();
+    let created: { id: string };
+    try {
+      created = await book(stack.baseUrl, partner.testKey);
+      // Longer than the booking's first step used to keep trying (about 25 s).
+      await new Promise((resolve) => setTimeout(resolve, 35_000));
+      expect((await client.get(`/partner/deliveries/${created.id}`)).body).toMatchObject({ status: 'pending', payment_status: 'pending' });
+    } finally {
+      await proxy.restore();
+    }
+
+    const done = await eventually(async () => {
+      const res = await client.get(`/partner/deliveries/${created.id}`);
+      return res.body.status === 'delivered' && res.body.payment_status === 'paid' ? res.body : undefined;
+    }, 30_000, 'the robo rider to deliver and the debit to settle');
+    expect(done.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
+    expect(await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result()).toMatchObject({ status: 'delivered' });
+  }, 90_000);
+
+  it('still ends, unstarted, a workflow whose booking row was never committed', async () => {
+    // As when the API's commit fails after the start: the partner was answered 503.
+    const deliveryId = randomUUID();
+    const input: DeliveryWorkflowInput = {
+      deliveryId,
+      partnerId: randomUUID(),
+      mode: 'test',
+      reference: deliveryReference(deliveryId, stack.settings.referencePrefix),
+      pickup: ACCRA.makola,
+      stops: [],
+      dropoff: ACCRA.airport,
+      verificationMethod: 'none',
+      timings: deliveryTimings(stack.settings),
+    };
+    const started = Date.now();
+    const handle = await stack.temporal.workflow.start('deliveryWorkflow', {
+      workflowId: deliveryWorkflowId(deliveryId),
+      taskQueue: stack.settings.temporalTaskQueue,
+      args: [input],
+    });
+
+    expect(await handle.result()).toMatchObject({ status: 'pending', paymentStatus: 'pending' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(BOOKING_COMMIT_GRACE_SECONDS * 1000);
+    const history = await handle.fetchHistory();
+    const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(activities).toEqual([]);
+  }, 90_000);
+});
