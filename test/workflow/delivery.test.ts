@@ -6,7 +6,8 @@ import { riderApp } from '../helpers/riders';
 import { holdRow } from '../helpers/row-lock';
 import { readOutbox } from '../../db/sms-outbox';
 import { deliveryWorkflowId } from '../../domain/reference';
-import { stateQuery } from '../../workflows/messages';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { acceptUpdate, pickupUpdate, stateQuery } from '../../workflows/messages';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -153,6 +154,21 @@ describe('dispatch', () => {
     expect(await offered()).toContain(second.id);
   });
 
+  it('widens the search on its timer: a rider beyond the first radius is offered the job only then', async () => {
+    const partner = await livePartner();
+    // About 4.5 km north of the pickup: outside the first 3 km, inside the 6 km of the first widening.
+    const rider = await riderApp(stack.baseUrl, stack.orm, 'Kwesi Afar', { lat: ACCRA.makola.lat + 0.0405, lng: ACCRA.makola.lng });
+    const booked = Date.now();
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(((await rider.client.get('/rider/offers')).body as { delivery_id: string }[]).some((o) => o.delivery_id === created.id)).toBe(false);
+
+    await rider.waitForOffer(created.id);
+
+    expect(Date.now() - booked).toBeGreaterThanOrEqual(stack.settings.dispatchWidenSeconds * 1000);
+    await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+  });
+
   it('does not offer a job to a rider far from the pickup', async () => {
     const partner = await livePartner();
     const far = await riderApp(stack.baseUrl, stack.orm, 'Far Rider', { lat: 6.69, lng: -1.62 }); // Kumasi
@@ -197,6 +213,64 @@ describe('dispatch', () => {
     expect(attributes.DeliveryStatus).toEqual(['accepted']);
     expect(attributes.PartnerId).toEqual([partner.partnerId]);
     expect(attributes.DeliveryReference).toEqual([created.reference]);
+  });
+});
+
+describe('messages the workflow refuses', () => {
+  it('refuses them in the validator, so the refusal adds nothing to the workflow history', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.take(created.id);
+    const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id));
+    const historyLength = async () => (await handle.fetchHistory()).events?.length ?? 0;
+    // Wait until the workflow has nothing of its own under way (debit settled, callback sent).
+    const before = await eventually(async () => {
+      const state = await handle.query(stateQuery);
+      if (state.paymentStatus !== 'paid' || state.webhooksOutstanding > 0) return undefined;
+      if ((await partner.client.get(`/partner/deliveries/${created.id}`)).body.payment_status !== 'paid') return undefined;
+      const length = await historyLength();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      return (await historyLength()) === length ? length : undefined;
+    }, 10_000, 'a quiet workflow');
+
+    const refusals = await Promise.all([
+      handle.executeUpdate(pickupUpdate, { args: [{ riderId: '00000000-0000-4000-8000-000000000000' }] }).catch((e: unknown) => e),
+      handle.executeUpdate(acceptUpdate, { args: [{ riderId: rider.riderId }] }).catch((e: unknown) => e),
+    ]);
+
+    for (const refusal of refusals) expect(refusal).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect(await historyLength()).toBe(before);
+    await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+  });
+});
+
+describe('a test-mode delivery cancelled while the robo rider holds it', () => {
+  let slow: TestStack;
+  beforeAll(async () => {
+    // One robo step every two seconds, so the cancel lands between two of them.
+    slow = await startTestStack({ env: { ROBO_RIDER_STEP_SECONDS: '2' } });
+  });
+  afterAll(async () => {
+    await slow?.close();
+  });
+
+  it('stops the robo rider: no step follows the cancel, and the robo rider ends with the delivery', async () => {
+    const partner = await makePartner(slow.orm);
+    await registerAccount(slow.baseUrl, partner.testKey);
+    const client = api(slow.baseUrl, partner.testKey);
+    const created = await book(slow.baseUrl, partner.testKey);
+    await eventually(async () => (await client.get(`/partner/deliveries/${created.id}`)).body.status === 'accepted', 10_000, 'the robo rider to accept');
+
+    const cancelled = await client.post(`/partner/deliveries/${created.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(trail(cancelled.body)).toEqual(['pending', 'accepted', 'cancelled']);
+
+    await slow.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result();
+    const robo = await slow.temporal.workflow.getHandle(`robo-rider-${created.id}`).describe();
+    expect(robo.status.name).not.toBe('RUNNING');
+    await new Promise((resolve) => setTimeout(resolve, 4_500));
+    expect(trail((await client.get(`/partner/deliveries/${created.id}`)).body)).toEqual(['pending', 'accepted', 'cancelled']);
   });
 });
 
