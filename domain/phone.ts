@@ -16,3 +16,15 @@ export function isGhanaMobile(phone: string): boolean {
   const type = parsePhoneNumberFromString(phone)?.getType();
   return type === 'MOBILE' || type === 'FIXED_LINE_OR_MOBILE';
 }
+
+/**
+ * A Ghana number as people type it (`024 123 4567`, `0241-230-001`, `233241234567`) in the
+ * contract's form `+233241234567`. Anything it does not recognise is returned compacted, for the
+ * caller's own check to refuse.
+ */
+export function normaliseGhanaPhone(input: string): string {
+  const compact = input.replace(/[\s().-]/g, '');
+  if (/^0\d{9}$/.test(compact)) return `+233${compact.slice(1)}`;
+  if (/^233\d{9}$/.test(compact)) return `+${compact}`;
+  return compact;
+}

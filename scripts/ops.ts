@@ -3,6 +3,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { createApiKey, createPartner, createRider } from '../db/accounts';
 import { readOutbox } from '../db/sms-outbox';
 import { initOrm } from '../db/orm';
+import { normaliseGhanaPhone } from '../domain/phone';
 import { hashPassword } from '../api/dashboard/passwords';
 import { PASSWORD_MIN } from '../api/dashboard/pages/auth';
 import { EMAIL } from '../api/dashboard/respond';
@@ -71,10 +72,9 @@ function joinNegativeNumbers(args: string[]): string[] {
  * empty list for it would read as "nothing was sent".
  */
 function ghanaPhone(raw: string): string {
-  const compact = raw.replace(/[\s-]/g, '');
-  const international = /^0\d{9}$/.test(compact) ? `+233${compact.slice(1)}` : /^233\d{9}$/.test(compact) ? `+${compact}` : compact;
-  if (!/^\+233\d{9}$/.test(international)) fail('--to takes a Ghana phone number, like +233241234567 or 0241234567');
-  return international;
+  const phone = normaliseGhanaPhone(raw);
+  if (!/^\+233\d{9}$/.test(phone)) fail('--to takes a Ghana phone number, like +233241234567 or 0241234567');
+  return phone;
 }
 
 const COMMANDS = ['partner:create', 'key:create', 'rider:create', 'outbox'];

@@ -1,6 +1,6 @@
 import { html, trusted } from '../../api/dashboard/html';
 import { safeDashboardPath } from '../../api/dashboard/respond';
-import { normaliseGhanaPhone } from '../../api/dashboard/routes/payment-methods';
+import { normaliseGhanaPhone } from '../../domain/phone';
 
 describe('dashboard markup', () => {
   it('escapes every interpolated text, in element content and in attributes', () => {

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { normaliseGhanaPhone } from '../../../domain/phone';
 import { PROVIDERS, type MobileMoneyProvider } from '../../../integrations/mobile-money/gateway';
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
@@ -7,14 +8,6 @@ import { listPaymentMethods, registerPaymentMethod, removePaymentMethod, setDefa
 import type { FieldErrors } from '../pages/forms';
 import { networkName, paymentMethodsPage } from '../pages/payment-methods';
 import { characters, formValues, pageOf, redirectWith, render } from '../respond';
-
-/** People type local numbers (`024 123 4567`); the API form is `+233241234567`. */
-export function normaliseGhanaPhone(input: string): string {
-  const compact = input.replace(/[\s().-]/g, '');
-  if (/^0\d{9}$/.test(compact)) return `+233${compact.slice(1)}`;
-  if (/^233\d{9}$/.test(compact)) return `+${compact}`;
-  return compact;
-}
 
 /** Mobile Money accounts: register (with the network's name check), make default, remove. */
 export function createPaymentMethodRoutes(deps: AppDeps): Router {
