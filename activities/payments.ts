@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { GatewayUnavailableError, type DebitResult, type MobileMoneyProvider } from '../integrations/mobile-money/gateway';
+import { DEBIT_STORE_UNAVAILABLE } from '../workflows/messages';
 import type { ActivityDeps } from './deps';
 import { workerMetrics } from './metrics';
 
@@ -12,6 +13,19 @@ interface DebitContextRow {
   phone: string;
   /** The partner's sign-up email: gateways such as Paystack send their receipt to it. */
   email: string;
+}
+
+/**
+ * Our own database failing says nothing of the network: it is raised as its own type, so the
+ * workflow retries it without spending the debit's budget of tries (a Postgres outage must never
+ * turn into a `failed` payment nobody declined).
+ */
+async function fromStore<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    throw ApplicationFailure.retryable(error instanceof Error ? error.message : String(error), DEBIT_STORE_UNAVAILABLE);
+  }
 }
 
 /** The debit of a delivery, idempotent towards the gateway: the delivery id is the reference. */
@@ -33,12 +47,15 @@ export function createPaymentActivities({ orm, gateways, logger }: ActivityDeps)
   return {
     /** Requests the debit. Outages throw (and are retried); declines come back as `failed`. */
     async requestDebit({ deliveryId }: { deliveryId: string }): Promise<DebitResult> {
-      const { em, row, gateway } = await debitContext(deliveryId);
-      await em.execute(
-        `insert into debits (delivery_id, payment_method_id, gateway, amount) values (?, ?, ?, ?)
-         on conflict (delivery_id) do nothing`,
-        [deliveryId, row.account_id, gateway.name, row.total_fare],
-      );
+      const { row, gateway } = await fromStore(async () => {
+        const context = await debitContext(deliveryId);
+        await context.em.execute(
+          `insert into debits (delivery_id, payment_method_id, gateway, amount) values (?, ?, ?, ?)
+           on conflict (delivery_id) do nothing`,
+          [deliveryId, context.row.account_id, context.gateway.name, context.row.total_fare],
+        );
+        return context;
+      });
       try {
         const result = await gateway.debit({
           reference: deliveryId,

@@ -1,4 +1,5 @@
 import {
+  ActivityFailure,
   ApplicationFailure,
   ParentClosePolicy,
   allHandlersFinished,
@@ -15,6 +16,7 @@ import {
 import type { Activities } from '../activities';
 import { CANCELLABLE, isTerminal, type DeliveryStatus, type PaymentStatus } from '../domain/lifecycle';
 import {
+  DEBIT_STORE_UNAVAILABLE,
   DeliveryStatusKey,
   FAILURE,
   PaymentStatusKey,
@@ -51,6 +53,14 @@ const CODES_TEXTED_APART = 'hand-over-codes-texted-apart';
 
 /** Patch id: the booking's first step outlasts a Postgres outage; only a row never committed ends the workflow. */
 const BOOKING_CHECK_OUTLASTS_OUTAGES = 'booking-check-outlasts-outages';
+
+/** Patch id: a debit whose last try failed on our own Postgres is tried again, not marked failed. */
+const DEBIT_OUTLASTS_STORE_OUTAGES = 'debit-outlasts-store-outages';
+
+/** The debit's tries ran out on our own Postgres, so the network may never have been asked. */
+function failedOnOurStore(error: unknown): boolean {
+  return error instanceof ActivityFailure && error.cause instanceof ApplicationFailure && error.cause.type === DEBIT_STORE_UNAVAILABLE;
+}
 
 /**
  * One delivery, from booking to a terminal status: the single writer of its state. It owns the
@@ -331,10 +341,25 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     { validator: requireCancellable },
   );
 
+  /**
+   * The debit's 5 tries are the network's budget. Since DEBIT_OUTLASTS_STORE_OUTAGES a round
+   * whose last try failed on our own Postgres starts again: before, a Postgres outage that outlasted
+   * the tries (about 30 s) marked the payment `failed` though nobody had declined it.
+   */
+  async function requestDebit() {
+    for (;;) {
+      try {
+        return await gateway.requestDebit({ deliveryId: input.deliveryId });
+      } catch (error) {
+        if (!(failedOnOurStore(error) && patched(DEBIT_OUTLASTS_STORE_OUTAGES))) throw error;
+      }
+    }
+  }
+
   async function collectPayment(): Promise<void> {
     let result: { state: PaymentStatus; reason?: string };
     try {
-      result = await gateway.requestDebit({ deliveryId: input.deliveryId });
+      result = await requestDebit();
     } catch {
       // A callback may have confirmed the debit while its request kept timing out: it knows better.
       result = settled ?? { state: 'failed', reason: 'The mobile network did not answer' };

@@ -77,6 +77,12 @@ export const FAILURE = {
   verificationFailed: 'VerificationFailed',
 } as const;
 
+/**
+ * Failure type of a debit try that failed on our own Postgres: the workflow keeps retrying it
+ * without spending the network's budget of tries.
+ */
+export const DEBIT_STORE_UNAVAILABLE = 'DebitStoreUnavailable';
+
 export const acceptUpdate = defineUpdate<DeliveryState, [RiderAction]>('accept');
 export const pickupUpdate = defineUpdate<DeliveryState, [RiderAction]>('pickup');
 export const departUpdate = defineUpdate<DeliveryState, [RiderAction]>('depart');

@@ -3,6 +3,7 @@ import { deliveryTimings } from '../../api/services/timings';
 import { initOrm, type Orm } from '../../db/orm';
 import { deliveryReference, deliveryWorkflowId } from '../../domain/reference';
 import { BOOKING_COMMIT_GRACE_SECONDS } from '../../activities/booking';
+import { GatewayUnavailableError, type MobileMoneyGateway } from '../../integrations/mobile-money/gateway';
 import type { DeliveryWorkflowInput } from '../../workflows/messages';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
 import { ACCRA, book, registerAccount } from '../helpers/bookings';
@@ -15,12 +16,35 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 let proxy: TcpProxy;
 let workerOrm: Orm;
 let stack: TestStack;
+
+// Once set, the next debit request cuts the relay and goes unanswered, as when the network's
+// answer is lost just as Postgres goes down: the tries that follow fail on our side.
+let cutAtNextDebit = false;
+function cuttingAtNextDebit(mode: 'live' | 'test'): MobileMoneyGateway {
+  const network = () => stack.deps.gateways[mode];
+  return {
+    get name() {
+      return network().name;
+    },
+    resolve: (provider, phone) => network().resolve(provider, phone),
+    async debit(request) {
+      if (!cutAtNextDebit) return network().debit(request);
+      cutAtNextDebit = false;
+      await proxy.cut();
+      throw new GatewayUnavailableError('The network did not answer');
+    },
+    status: (reference) => network().status(reference),
+  };
+}
+
 beforeAll(async () => {
   const url = new URL(process.env.TEST_DATABASE_URL as string);
   proxy = await startTcpProxy(url.hostname, Number(url.port));
   url.host = `127.0.0.1:${proxy.port}`;
   workerOrm = await initOrm(url.toString(), 4);
-  stack = await startTestStack({ activityOverrides: { orm: workerOrm } });
+  stack = await startTestStack({
+    activityOverrides: { orm: workerOrm, gateways: { live: cuttingAtNextDebit('live'), test: cuttingAtNextDebit('test') } },
+  });
 });
 afterAll(async () => {
   await stack?.close();
@@ -79,5 +103,32 @@ describe('a worker that loses Postgres just after a booking', () => {
     const history = await handle.fetchHistory();
     const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toEqual([]);
+  }, 90_000);
+});
+
+describe('a worker that loses Postgres while requesting a debit', () => {
+  it('requests it again once Postgres answers, rather than mark the payment failed', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const client = api(stack.baseUrl, partner.testKey);
+
+    cutAtNextDebit = true;
+    const created = await book(stack.baseUrl, partner.testKey);
+    try {
+      await eventually(async () => !cutAtNextDebit, 15_000, 'the debit to be requested');
+      // Longer than the debit's 5 tries take with the tests' 0.2 s first interval (about 3 s).
+      await new Promise((resolve) => setTimeout(resolve, 8_000));
+      expect((await client.get(`/partner/deliveries/${created.id}`)).body.payment_status).toBe('pending');
+    } finally {
+      await proxy.restore();
+    }
+
+    const done = await eventually(async () => {
+      const res = await client.get(`/partner/deliveries/${created.id}`);
+      return res.body.status === 'delivered' && res.body.payment_status !== 'pending' ? res.body : undefined;
+    }, 30_000, 'the delivery to end and its debit to settle');
+    expect(done.payment_status).toBe('paid');
+    const debit = await stack.orm.em.fork().execute(`select state, reason from debits where delivery_id = ?`, [created.id]);
+    expect(debit).toEqual([{ state: 'paid', reason: null }]);
   }, 90_000);
 });
