@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
@@ -20,6 +21,32 @@ interface StoredKey {
   request_hash: string;
   response_status: number | null;
   response_body: string | null;
+  resource_id: string | null;
+}
+
+/** The key a request owns while it runs, for the work it does to bind its result to. */
+export interface IdempotencyClaim {
+  ids: [partnerId: string, mode: string, scope: string, key: string];
+}
+
+/** An answer rebuilt from what a request made, when its own answer was never recorded. */
+export type ResourceAnswer = (resourceId: string) => Promise<{ status: number; body: unknown } | undefined>;
+
+/** The claim of the running request, if it was sent with an `Idempotency-Key`. */
+export function idempotencyClaimOf(res: Response): IdempotencyClaim | undefined {
+  return res.locals.idempotencyClaim as IdempotencyClaim | undefined;
+}
+
+/**
+ * Ties the claimed key to what the request made, inside the transaction that makes it: once that
+ * commits, a repeat of the request is answered with it, even if this request's answer is lost
+ * (the COMMIT went through but its acknowledgement did not, and the partner was told 503).
+ */
+export async function bindClaimedKey(tx: EntityManager, claim: IdempotencyClaim, resourceId: string): Promise<void> {
+  await tx.execute(
+    'update idempotency_keys set resource_id = ? where partner_id = ? and mode = ? and scope = ? and key = ?',
+    [resourceId, ...claim.ids],
+  );
 }
 
 /** JSON with object keys sorted, so the same fields in another order are the same body. */
@@ -46,8 +73,10 @@ let nextSweep = 0;
  * `Idempotency-Key`: the first request with a key runs; a repeat with the same body within 24 h
  * gets the first answer replayed (waiting for it if the first is still running); a repeat with
  * a different body is 409. Keys live in Postgres, so every API process shares them.
+ * `answerFromResource` answers a repeat whose first request made something (`bindClaimedKey`)
+ * but recorded no answer.
  */
-export function idempotent({ orm, logger }: AppDeps, scope: string) {
+export function idempotent({ orm, logger }: AppDeps, scope: string, answerFromResource?: ResourceAnswer) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
@@ -55,7 +84,7 @@ export function idempotent({ orm, logger }: AppDeps, scope: string) {
     const { partnerId, mode } = partnerOf(res);
     const hash = requestHash(req);
     const em = orm.em.fork();
-    const ids = [partnerId, mode, scope, key];
+    const ids: IdempotencyClaim['ids'] = [partnerId, mode, scope, key];
 
     if (Date.now() > nextSweep) {
       nextSweep = Date.now() + SWEEP_EVERY_MS;
@@ -64,11 +93,11 @@ export function idempotent({ orm, logger }: AppDeps, scope: string) {
 
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
-      // Forget this key if it is older than 24 h or was abandoned, then try to claim it.
+      // Forget this key if it is older than 24 h or was abandoned having made nothing, then try to claim it.
       await em.execute(
         `delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ?
            and (created_at < now() - interval '${KEY_TTL}'
-                or (response_status is null and created_at < now() - interval '${ABANDONED_AFTER}'))`,
+                or (response_status is null and resource_id is null and created_at < now() - interval '${ABANDONED_AFTER}'))`,
         ids,
       );
       const claimed = await em.execute<unknown[]>(
@@ -78,7 +107,7 @@ export function idempotent({ orm, logger }: AppDeps, scope: string) {
       );
       if (claimed.length === 1) break;
       const [stored] = await em.execute<StoredKey[]>(
-        `select request_hash, response_status, response_body from idempotency_keys
+        `select request_hash, response_status, response_body, resource_id from idempotency_keys
          where partner_id = ? and mode = ? and scope = ? and key = ?`,
         ids,
       );
@@ -91,6 +120,12 @@ export function idempotent({ orm, logger }: AppDeps, scope: string) {
         res.status(stored.response_status).type('application/json').send(stored.response_body ?? '');
         return;
       }
+      const rebuilt = stored.resource_id !== null ? await answerFromResource?.(stored.resource_id) : undefined;
+      if (rebuilt) {
+        res.setHeader('Idempotent-Replayed', 'true');
+        res.status(rebuilt.status).json(rebuilt.body);
+        return;
+      }
       if (Date.now() > deadline) throw ApiError.conflict('The first request with this Idempotency-Key is still running');
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
@@ -98,7 +133,8 @@ export function idempotent({ orm, logger }: AppDeps, scope: string) {
     // This request owns the key: remember its answer, or let go of the key if nothing was done.
     // A refusal (4xx: no account registered yet, an unknown payment method, a number the network
     // does not know) books and saves nothing, like a failure on our side (5xx), so the partner
-    // may send the request again under the same key once the cause is put right. Both are retried
+    // may send the request again under the same key once the cause is put right; a key bound to
+    // what the request made is kept whatever the answer, for repeats to be answered with it. Both are retried
     // while Postgres is briefly unreachable: a key left claimed would make every retry of this
     // request wait, then be refused, until the claim counts as abandoned.
     const json = res.json.bind(res);
@@ -106,7 +142,10 @@ export function idempotent({ orm, logger }: AppDeps, scope: string) {
       const status = res.statusCode;
       const settle = () =>
         status >= 400
-          ? em.execute('delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ?', ids)
+          ? em.execute(
+              'delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ? and resource_id is null',
+              ids,
+            )
           : em.execute(
               `update idempotency_keys set response_status = ?, response_body = ?
                where partner_id = ? and mode = ? and scope = ? and key = ?`,
@@ -129,6 +168,7 @@ export function idempotent({ orm, logger }: AppDeps, scope: string) {
       })().then(() => json(body));
       return res;
     };
+    res.locals.idempotencyClaim = { ids } satisfies IdempotencyClaim;
     next();
   };
 }

@@ -6,7 +6,7 @@ import { CANCELLABLE } from '../../domain/lifecycle';
 import { cancelUpdate } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
-import { idempotent } from '../middleware/idempotency';
+import { idempotencyClaimOf, idempotent } from '../middleware/idempotency';
 import { partnerOf } from '../middleware/partner-auth';
 import { storableText } from '../middleware/storable-text';
 import type { BookingRequest } from '../openapi/schemas';
@@ -31,9 +31,13 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
   router.post(
     '/partner/deliveries',
     storableText,
-    idempotent(deps, 'deliveries'),
+    // A repeat of a booking whose answer was lost is answered with the delivery it booked.
+    idempotent(deps, 'deliveries', async (id) => {
+      const parts = await loadDelivery(orm.em.fork(), id);
+      return parts ? { status: 201, body: deliveryView(parts, settings.siteUrl) } : undefined;
+    }),
     async (req, res) => {
-      const view = await bookings.book(partnerOf(res), req.body as BookingRequest);
+      const view = await bookings.book(partnerOf(res), req.body as BookingRequest, idempotencyClaimOf(res));
       res.status(201).json(view);
     },
   );

@@ -15,6 +15,7 @@ import {
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
 import { deliveriesBooked } from '../metrics';
+import { bindClaimedKey, type IdempotencyClaim } from '../middleware/idempotency';
 import type { PartnerAuth } from '../middleware/partner-auth';
 import type { BookingRequest } from '../openapi/schemas';
 import { withinTemporalDeadline } from './temporal-deadline';
@@ -69,6 +70,15 @@ async function readBack<T>(read: () => Promise<T>): Promise<T> {
 }
 
 export function createBookingService({ orm, temporal, settings, routing }: AppDeps) {
+  /** Whether a booking whose transaction reported a failure is in the table all the same. */
+  async function committedAfterAll(id: string): Promise<boolean> {
+    try {
+      return (await orm.em.fork().execute('select 1 from deliveries where id = ?', [id])).length > 0;
+    } catch {
+      return false;
+    }
+  }
+
   /** The id of the account to debit: the one named, else the partner's default in this mode. */
   async function chooseAccount(auth: PartnerAuth, paymentMethodId: string | undefined): Promise<string> {
     const [account] = await orm.em.fork().execute<{ id: string }[]>(
@@ -89,8 +99,9 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
      * Books a delivery. The row and the workflow come into being together: the workflow is
      * started inside the row's transaction, so a failed start rolls the row back, and a row
      * that fails to commit leaves a workflow that finds no booking and ends without a trace.
+     * The `Idempotency-Key` claim, if any, is bound to the delivery in the same transaction.
      */
-    async book(auth: PartnerAuth, body: BookingRequest): Promise<DeliveryResource> {
+    async book(auth: PartnerAuth, body: BookingRequest, claim?: IdempotencyClaim): Promise<DeliveryResource> {
       const scheduledAt = checkSchedule(body.scheduled_at);
       const accountId = await chooseAccount(auth, body.payment_method_id);
       const route = routeOf(body);
@@ -113,42 +124,49 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
       };
 
       const em = orm.em.fork();
-      await em.transactional(async (tx) => {
-        await tx.execute(
-          `insert into deliveries (id, partner_id, mode, reference, payment_method_id, pickup_address, pickup_lat, pickup_lng,
-             dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone,
-             verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, created_at, updated_at)
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-          [
-            id, auth.partnerId, auth.mode, reference, accountId, body.pickup_address, body.pickup_lat, body.pickup_lng,
-            body.dropoff_address, body.dropoff_lat, body.dropoff_lng, body.package_size, body.package_description ?? null,
-            body.recipient_name, body.recipient_phone, input.verificationMethod, scheduledAt, fare.baseFare,
-            fare.distanceMeters, fare.distanceFee, fare.serviceFee, fare.totalFare, now, now,
-          ],
-        );
-        for (const [position, stop] of (body.additional_stops ?? []).entries()) {
+      try {
+        await em.transactional(async (tx) => {
           await tx.execute(
-            `insert into delivery_stops (delivery_id, position, dropoff_address, dropoff_lat, dropoff_lng, recipient_name,
-               recipient_phone, package_size, package_description) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-            [id, position, stop.dropoff_address, stop.dropoff_lat, stop.dropoff_lng, stop.recipient_name, stop.recipient_phone,
-              stop.package_size, stop.package_description ?? null],
+            `insert into deliveries (id, partner_id, mode, reference, payment_method_id, pickup_address, pickup_lat, pickup_lng,
+               dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone,
+               verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, created_at, updated_at)
+             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            [
+              id, auth.partnerId, auth.mode, reference, accountId, body.pickup_address, body.pickup_lat, body.pickup_lng,
+              body.dropoff_address, body.dropoff_lat, body.dropoff_lng, body.package_size, body.package_description ?? null,
+              body.recipient_name, body.recipient_phone, input.verificationMethod, scheduledAt, fare.baseFare,
+              fare.distanceMeters, fare.distanceFee, fare.serviceFee, fare.totalFare, now, now,
+            ],
           );
-        }
-        await tx.execute(`insert into delivery_events (delivery_id, status, created_at) values (?, 'pending', ?)`, [id, now]);
-        await withinTemporalDeadline({ temporal, settings }, () => temporal.workflow.start('deliveryWorkflow', {
-          workflowId: deliveryWorkflowId(id),
-          taskQueue: settings.temporalTaskQueue,
-          args: [input],
-          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-          typedSearchAttributes: [
-            { key: DeliveryStatusKey, value: 'pending' },
-            { key: PaymentStatusKey, value: 'pending' },
-            { key: PartnerIdKey, value: auth.partnerId },
-            { key: DeliveryReferenceKey, value: reference },
-          ],
-        }));
-      });
+          for (const [position, stop] of (body.additional_stops ?? []).entries()) {
+            await tx.execute(
+              `insert into delivery_stops (delivery_id, position, dropoff_address, dropoff_lat, dropoff_lng, recipient_name,
+                 recipient_phone, package_size, package_description) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+              [id, position, stop.dropoff_address, stop.dropoff_lat, stop.dropoff_lng, stop.recipient_name, stop.recipient_phone,
+                stop.package_size, stop.package_description ?? null],
+            );
+          }
+          await tx.execute(`insert into delivery_events (delivery_id, status, created_at) values (?, 'pending', ?)`, [id, now]);
+          if (claim) await bindClaimedKey(tx, claim, id);
+          await withinTemporalDeadline({ temporal, settings }, () => temporal.workflow.start('deliveryWorkflow', {
+            workflowId: deliveryWorkflowId(id),
+            taskQueue: settings.temporalTaskQueue,
+            args: [input],
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+            typedSearchAttributes: [
+              { key: DeliveryStatusKey, value: 'pending' },
+              { key: PaymentStatusKey, value: 'pending' },
+              { key: PartnerIdKey, value: auth.partnerId },
+              { key: DeliveryReferenceKey, value: reference },
+            ],
+          }));
+        });
+      } catch (error) {
+        // A COMMIT whose acknowledgement was lost may have gone through: then the delivery is
+        // booked, and answering an error would have the partner book it a second time.
+        if (!(await committedAfterAll(id))) throw error;
+      }
       deliveriesBooked.inc({ mode: auth.mode });
       // The booking is committed: an error now would tell the partner to book again, so the read-back waits out a Postgres blip.
       const parts = await readBack(() => loadDelivery(orm.em.fork(), id));

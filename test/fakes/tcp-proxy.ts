@@ -1,4 +1,5 @@
 import net, { type AddressInfo } from 'node:net';
+import { Transform } from 'node:stream';
 
 /**
  * A TCP relay on loopback in front of a real service, so a test can take the service "off the
@@ -11,6 +12,12 @@ export interface TcpProxy {
   cut(): Promise<void>;
   /** Stops relaying in both directions without closing anything; new connections are held too. */
   freeze(): void;
+  /**
+   * The next request whose bytes match `pattern` reaches the service, but its answer is lost: the
+   * connection it came on is cut as the answer arrives (a COMMIT done, the client never told).
+   * `then` runs at that moment.
+   */
+  loseNextAnswerTo(pattern: RegExp, then?: () => void): void;
   /** Listens again on the same port. */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -19,6 +26,8 @@ export interface TcpProxy {
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
   let frozen = false;
+  let losing: RegExp | null = null;
+  let onLost: (() => void) | undefined;
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -33,7 +42,24 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         }
         const upstream = net.connect(targetPort, targetHost);
         track(upstream);
-        client.pipe(upstream).pipe(client);
+        let answerLost = false;
+        client.on('data', (chunk: Buffer) => {
+          if (losing && losing.test(chunk.toString('latin1'))) {
+            losing = null;
+            answerLost = true;
+          }
+        });
+        const answers = new Transform({
+          transform(chunk, _encoding, done) {
+            if (!answerLost) return done(null, chunk);
+            answerLost = false;
+            client.destroy();
+            upstream.destroy();
+            onLost?.();
+            done();
+          },
+        });
+        client.pipe(upstream).pipe(answers).pipe(client);
         client.on('error', () => upstream.destroy());
         upstream.on('error', () => client.destroy());
       });
@@ -58,6 +84,10 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         socket.unpipe();
         socket.pause();
       }
+    },
+    loseNextAnswerTo(pattern, then) {
+      losing = pattern;
+      onLost = then;
     },
     async restore() {
       server ??= await listen(port);

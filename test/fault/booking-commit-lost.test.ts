@@ -1,0 +1,101 @@
+import { initOrm, type Orm } from '../../db/orm';
+import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
+import { bookingBody, registerAccount } from '../helpers/bookings';
+import { api, eventually } from '../helpers/http';
+import { makePartner } from '../helpers/partners';
+import { startTestStack, type TestStack } from '../helpers/stack';
+
+// The API reaches Postgres through a relay that can lose the answer to a booking's COMMIT: the
+// transaction is committed, but the API's connection is cut before it hears so.
+const COMMIT = /Q[\s\S]{4}COMMIT/i;
+
+let proxy: TcpProxy;
+let apiOrm: Orm;
+let stack: TestStack;
+beforeAll(async () => {
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  proxy = await startTcpProxy(url.hostname, Number(url.port));
+  url.host = `127.0.0.1:${proxy.port}`;
+  apiOrm = await initOrm(url.toString(), 4);
+  stack = await startTestStack({ appOverrides: { orm: apiOrm } });
+});
+afterAll(async () => {
+  await stack?.close();
+  await apiOrm?.close();
+  await proxy?.close();
+});
+
+async function deliveriesOf(partnerId: string): Promise<string[]> {
+  const rows = await stack.orm.em.fork().execute<{ id: string }[]>('select id from deliveries where partner_id = ?', [partnerId]);
+  return rows.map((r) => r.id);
+}
+
+describe('a booking whose COMMIT went through but whose answer was lost', () => {
+  it('is answered 201 with the delivery it booked, not an error that invites a second booking', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const client = api(stack.baseUrl, partner.testKey);
+
+    proxy.loseNextAnswerTo(COMMIT);
+    const booked = await client.post('/partner/deliveries', bookingBody());
+    expect(booked.status).toBe(201);
+    expect(await deliveriesOf(partner.partnerId)).toEqual([booked.body.id]);
+    const done = await eventually(async () => {
+      const res = await client.get(`/partner/deliveries/${booked.body.id}`);
+      return res.body.status === 'delivered' ? res.body : undefined;
+    }, 30_000, 'the robo rider to deliver it');
+    expect(done.payment_status).toBe('paid');
+  }, 60_000);
+
+  it('answers a repeat under the same Idempotency-Key with that delivery when Postgres was briefly gone too', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const client = api(stack.baseUrl, partner.testKey);
+    const headers = { 'Idempotency-Key': 'order-lost-answer' };
+
+    // Postgres goes away for a second as the COMMIT's answer is lost: the API cannot see that the
+    // booking was made, and tells the partner to try again; it lets go of the key once Postgres is back.
+    proxy.loseNextAnswerTo(COMMIT, () => {
+      void proxy.cut().then(() => setTimeout(() => void proxy.restore(), 1_000));
+    });
+    const first = await client.post('/partner/deliveries', bookingBody(), headers);
+    expect(first.status).toBe(503);
+    const [id] = await deliveriesOf(partner.partnerId);
+    expect(id).toBeDefined();
+
+    const repeat = await client.post('/partner/deliveries', bookingBody(), headers);
+    expect(repeat.status).toBe(201);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeat.body).toMatchObject({ id, status: expect.any(String), payment_status: expect.any(String) });
+    expect(await deliveriesOf(partner.partnerId)).toEqual([id]);
+  }, 60_000);
+
+  it('answers it so too when the key could not be released and its claim has lapsed', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const client = api(stack.baseUrl, partner.testKey);
+    const headers = { 'Idempotency-Key': 'order-claim-lapsed' };
+
+    // Postgres stays away longer than the API tries to settle the key: the claim is left unanswered.
+    proxy.loseNextAnswerTo(COMMIT, () => void proxy.cut());
+    let first;
+    try {
+      first = await client.post('/partner/deliveries', bookingBody(), headers);
+    } finally {
+      await proxy.restore();
+    }
+    expect(first.status).toBe(503);
+    const [id] = await deliveriesOf(partner.partnerId);
+    expect(id).toBeDefined();
+    // As if the 2 minutes after which an unanswered claim counts as abandoned had passed.
+    await stack.orm.em.fork().execute(
+      `update idempotency_keys set created_at = now() - interval '3 minutes' where partner_id = ? and key = ?`,
+      [partner.partnerId, headers['Idempotency-Key']],
+    );
+
+    const repeat = await client.post('/partner/deliveries', bookingBody(), headers);
+    expect(repeat.status).toBe(201);
+    expect(repeat.body.id).toBe(id);
+    expect(await deliveriesOf(partner.partnerId)).toEqual([id]);
+  }, 60_000);
+});
