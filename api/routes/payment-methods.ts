@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import type { PaymentMethod } from '../../db/entities';
+import { PaymentMethodSchema, type PaymentMethod } from '../../db/entities';
 import { isoZ } from '../../domain/delivery-view';
 import type { AppDeps } from '../deps';
 import { requireUuid } from '../errors';
-import { idempotent } from '../middleware/idempotency';
+import { idempotencyClaimOf, idempotent } from '../middleware/idempotency';
 import { partnerOf } from '../middleware/partner-auth';
 import { storableText } from '../middleware/storable-text';
 import type { PaymentMethodRequest } from '../openapi/schemas';
@@ -29,9 +29,14 @@ export function createPaymentMethodsRouter(deps: AppDeps): Router {
     res.json((await listPaymentMethods(orm, partnerOf(res))).map(paymentMethodView));
   });
 
-  router.post('/partner/payment-methods', storableText, idempotent(deps, 'payment-methods'), async (req, res) => {
+  // A repeat of a registration whose answer was lost is answered with the account it saved.
+  const answerWithAccount = async (id: string) => {
+    const account = await orm.em.fork().findOne(PaymentMethodSchema, { id });
+    return account ? { status: 201, body: paymentMethodView(account) } : undefined;
+  };
+  router.post('/partner/payment-methods', storableText, idempotent(deps, 'payment-methods', answerWithAccount), async (req, res) => {
     const auth = partnerOf(res);
-    const account = await registerPaymentMethod(orm, gateways[auth.mode], auth, req.body as PaymentMethodRequest);
+    const account = await registerPaymentMethod(orm, gateways[auth.mode], auth, req.body as PaymentMethodRequest, idempotencyClaimOf(res));
     res.status(201).json(paymentMethodView(account));
   });
 

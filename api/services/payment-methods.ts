@@ -4,6 +4,7 @@ import { PaymentMethodSchema, type PaymentMethod } from '../../db/entities';
 import type { KeyMode } from '../../domain/api-key';
 import { GatewayUnavailableError, type MobileMoneyGateway, type MobileMoneyProvider } from '../../integrations/mobile-money/gateway';
 import { ApiError } from '../errors';
+import { bindClaimedKey, type IdempotencyClaim } from '../middleware/idempotency';
 import { isKnownGhanaNumber } from '../openapi/formats';
 
 /**
@@ -38,12 +39,16 @@ async function resolveNumber(gateway: MobileMoneyGateway, body: NewAccount) {
   }
 }
 
-/** Asks the network about the number before anything is saved (contract "Register a Mobile Money account"). */
+/**
+ * Asks the network about the number before anything is saved (contract "Register a Mobile Money
+ * account"). The `Idempotency-Key` claim, if any, is bound to the account in the same transaction.
+ */
 export async function registerPaymentMethod(
   orm: MikroORM,
   gateway: MobileMoneyGateway,
   { partnerId, mode }: AccountOwner,
   body: NewAccount,
+  claim?: IdempotencyClaim,
 ): Promise<PaymentMethod> {
   // The dashboard's form comes here without the API's validator: the same check of the number.
   if (!isKnownGhanaNumber(body.phone)) {
@@ -60,28 +65,36 @@ export async function registerPaymentMethod(
     });
   }
 
-  return orm.em.fork().transactional(async (em) => {
-    // Serialise registrations of one partner so "the first account is the default" holds under races.
-    await em.execute('select id from partners where id = ? for update', [partnerId]);
-    const [{ count }] = (await em.execute<{ count: string }[]>(
-      'select count(*) as count from payment_methods where partner_id = ? and mode = ? and deleted_at is null',
-      [partnerId, mode],
-    )) as [{ count: string }];
-    const isDefault = Number(count) === 0 || body.is_default === true;
-    if (isDefault) {
-      await em.execute(
-        'update payment_methods set is_default = false where partner_id = ? and mode = ? and is_default and deleted_at is null',
+  const id = randomUUID();
+  try {
+    return await orm.em.fork().transactional(async (em) => {
+      // Serialise registrations of one partner so "the first account is the default" holds under races.
+      await em.execute('select id from partners where id = ? for update', [partnerId]);
+      const [{ count }] = (await em.execute<{ count: string }[]>(
+        'select count(*) as count from payment_methods where partner_id = ? and mode = ? and deleted_at is null',
         [partnerId, mode],
+      )) as [{ count: string }];
+      const isDefault = Number(count) === 0 || body.is_default === true;
+      if (isDefault) {
+        await em.execute(
+          'update payment_methods set is_default = false where partner_id = ? and mode = ? and is_default and deleted_at is null',
+          [partnerId, mode],
+        );
+      }
+      await em.execute(
+        `insert into payment_methods (id, partner_id, mode, provider, phone, account_name, is_default)
+         values (?, ?, ?, ?, ?, ?, ?)`,
+        [id, partnerId, mode, body.provider, body.phone, resolved.accountName ?? body.account_name, isDefault],
       );
-    }
-    const id = randomUUID();
-    await em.execute(
-      `insert into payment_methods (id, partner_id, mode, provider, phone, account_name, is_default)
-       values (?, ?, ?, ?, ?, ?, ?)`,
-      [id, partnerId, mode, body.provider, body.phone, resolved.accountName ?? body.account_name, isDefault],
-    );
-    return em.findOneOrFail(PaymentMethodSchema, { id });
-  });
+      if (claim) await bindClaimedKey(em, claim, id);
+      return em.findOneOrFail(PaymentMethodSchema, { id });
+    });
+  } catch (error) {
+    // As with a booking: a COMMIT whose acknowledgement was lost may have gone through.
+    const saved = await orm.em.fork().findOne(PaymentMethodSchema, { id }).catch(() => null);
+    if (!saved) throw error;
+    return saved;
+  }
 }
 
 /** Soft removal; when the default goes, the oldest remaining account takes over (DESIGN section 9). */

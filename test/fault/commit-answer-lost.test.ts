@@ -1,12 +1,12 @@
 import { initOrm, type Orm } from '../../db/orm';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
-import { bookingBody, registerAccount } from '../helpers/bookings';
+import { SANDBOX, bookingBody, registerAccount } from '../helpers/bookings';
 import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
 
-// The API reaches Postgres through a relay that can lose the answer to a booking's COMMIT: the
-// transaction is committed, but the API's connection is cut before it hears so.
+// The API reaches Postgres through a relay that can lose the answer to a COMMIT: the transaction
+// is committed, but the API's connection is cut before it hears so.
 const COMMIT = /Q[\s\S]{4}COMMIT/i;
 
 let proxy: TcpProxy;
@@ -25,9 +25,17 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-async function deliveriesOf(partnerId: string): Promise<string[]> {
-  const rows = await stack.orm.em.fork().execute<{ id: string }[]>('select id from deliveries where partner_id = ?', [partnerId]);
+async function idsOf(table: 'deliveries' | 'payment_methods', partnerId: string): Promise<string[]> {
+  const rows = await stack.orm.em.fork().execute<{ id: string }[]>(`select id from ${table} where partner_id = ?`, [partnerId]);
   return rows.map((r) => r.id);
+}
+const deliveriesOf = (partnerId: string) => idsOf('deliveries', partnerId);
+
+/** Postgres goes away for a second as the COMMIT's answer is lost, so the API cannot look for what it saved. */
+function loseCommitAnswerAndPostgresBriefly(): void {
+  proxy.loseNextAnswerTo(COMMIT, () => {
+    void proxy.cut().then(() => setTimeout(() => void proxy.restore(), 1_000));
+  });
 }
 
 describe('a booking whose COMMIT went through but whose answer was lost', () => {
@@ -55,9 +63,7 @@ describe('a booking whose COMMIT went through but whose answer was lost', () => 
 
     // Postgres goes away for a second as the COMMIT's answer is lost: the API cannot see that the
     // booking was made, and tells the partner to try again; it lets go of the key once Postgres is back.
-    proxy.loseNextAnswerTo(COMMIT, () => {
-      void proxy.cut().then(() => setTimeout(() => void proxy.restore(), 1_000));
-    });
+    loseCommitAnswerAndPostgresBriefly();
     const first = await client.post('/partner/deliveries', bookingBody(), headers);
     expect(first.status).toBe(503);
     const [id] = await deliveriesOf(partner.partnerId);
@@ -98,4 +104,37 @@ describe('a booking whose COMMIT went through but whose answer was lost', () => 
     expect(repeat.body.id).toBe(id);
     expect(await deliveriesOf(partner.partnerId)).toEqual([id]);
   }, 60_000);
+});
+
+describe('an account registration whose COMMIT went through but whose answer was lost', () => {
+  const account = { provider: 'network_a', phone: SANDBOX.ok, account_name: 'Test Shop Ltd' };
+
+  it('is answered 201 with the account it saved', async () => {
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.testKey);
+
+    proxy.loseNextAnswerTo(COMMIT);
+    const saved = await client.post('/partner/payment-methods', account);
+    expect(saved.status).toBe(201);
+    expect(saved.body).toMatchObject({ phone: SANDBOX.ok, is_default: true });
+    expect(await idsOf('payment_methods', partner.partnerId)).toEqual([saved.body.id]);
+  }, 30_000);
+
+  it('answers a repeat under the same Idempotency-Key with that account when Postgres was briefly gone too', async () => {
+    const partner = await makePartner(stack.orm);
+    const client = api(stack.baseUrl, partner.testKey);
+    const headers = { 'Idempotency-Key': 'account-lost-answer' };
+
+    loseCommitAnswerAndPostgresBriefly();
+    const first = await client.post('/partner/payment-methods', account, headers);
+    expect(first.status).toBe(503);
+    const [id] = await idsOf('payment_methods', partner.partnerId);
+    expect(id).toBeDefined();
+
+    const repeat = await client.post('/partner/payment-methods', account, headers);
+    expect(repeat.status).toBe(201);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(repeat.body).toMatchObject({ id, phone: SANDBOX.ok, is_default: true });
+    expect(await idsOf('payment_methods', partner.partnerId)).toEqual([id]);
+  }, 30_000);
 });
