@@ -98,12 +98,9 @@ export interface SettingProblem {
 
 /** Every setting found missing or wrong in one reading, so one failed start names them all. */
 export class SettingsError extends Error {
-  readonly variable: string;
-
   constructor(readonly problems: SettingProblem[]) {
     super(problems.map((p) => `${p.variable}: ${p.problem}`).join('\n'));
     this.name = 'SettingsError';
-    this.variable = problems.map((p) => p.variable).join(', ');
   }
 }
 
