@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import type { EntityManager } from '@mikro-orm/postgresql';
 import { loadDelivery } from '../../db/delivery-reads';
+import { transactionalOrFound } from '../../db/lost-commit';
 import { deliveryView, type DeliveryResource } from '../../domain/delivery-view';
 import type { LatLng } from '../../domain/geo';
 import { priceRoute } from '../../domain/pricing';
@@ -70,15 +72,6 @@ async function readBack<T>(read: () => Promise<T>): Promise<T> {
 }
 
 export function createBookingService({ orm, temporal, settings, routing }: AppDeps) {
-  /** Whether a booking whose transaction reported a failure is in the table all the same. */
-  async function committedAfterAll(id: string): Promise<boolean> {
-    try {
-      return (await orm.em.fork().execute('select 1 from deliveries where id = ?', [id])).length > 0;
-    } catch {
-      return false;
-    }
-  }
-
   /** The id of the account to debit: the one named, else the partner's default in this mode. */
   async function chooseAccount(auth: PartnerAuth, paymentMethodId: string | undefined): Promise<string> {
     const [account] = await orm.em.fork().execute<{ id: string }[]>(
@@ -123,9 +116,14 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
         timings: deliveryTimings(settings),
       };
 
-      const em = orm.em.fork();
-      try {
-        await em.transactional(async (tx) => {
+      // A booking whose COMMIT answer was lost is found and answered as booked.
+      const found = async (em: EntityManager) => {
+        const [row] = await em.execute('select 1 from deliveries where id = ?', [id]);
+        return row ? id : null;
+      };
+      await transactionalOrFound(
+        orm,
+        async (tx) => {
           await tx.execute(
             `insert into deliveries (id, partner_id, mode, reference, payment_method_id, pickup_address, pickup_lat, pickup_lng,
                dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone,
@@ -161,12 +159,10 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
               { key: DeliveryReferenceKey, value: reference },
             ],
           }));
-        });
-      } catch (error) {
-        // A COMMIT whose acknowledgement was lost may have gone through: then the delivery is
-        // booked, and answering an error would have the partner book it a second time.
-        if (!(await committedAfterAll(id))) throw error;
-      }
+          return id;
+        },
+        found,
+      );
       deliveriesBooked.inc({ mode: auth.mode });
       // The booking is committed: an error now would tell the partner to book again, so the read-back waits out a Postgres blip.
       const parts = await readBack(() => loadDelivery(orm.em.fork(), id));

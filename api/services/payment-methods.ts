@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PaymentMethodSchema, type PaymentMethod } from '../../db/entities';
+import { transactionalOrFound } from '../../db/lost-commit';
 import type { KeyMode } from '../../domain/api-key';
 import { GatewayUnavailableError, type MobileMoneyGateway, type MobileMoneyProvider } from '../../integrations/mobile-money/gateway';
 import { ApiError } from '../errors';
@@ -66,8 +67,9 @@ export async function registerPaymentMethod(
   }
 
   const id = randomUUID();
-  try {
-    return await orm.em.fork().transactional(async (em) => {
+  return transactionalOrFound(
+    orm,
+    async (em) => {
       // Serialise registrations of one partner so "the first account is the default" holds under races.
       await em.execute('select id from partners where id = ? for update', [partnerId]);
       const [{ count }] = (await em.execute<{ count: string }[]>(
@@ -88,13 +90,9 @@ export async function registerPaymentMethod(
       );
       if (claim) await bindClaimedKey(em, claim, id);
       return em.findOneOrFail(PaymentMethodSchema, { id });
-    });
-  } catch (error) {
-    // As with a booking: a COMMIT whose acknowledgement was lost may have gone through.
-    const saved = await orm.em.fork().findOne(PaymentMethodSchema, { id }).catch(() => null);
-    if (!saved) throw error;
-    return saved;
-  }
+    },
+    (em) => em.findOne(PaymentMethodSchema, { id }),
+  );
 }
 
 /** Soft removal; when the default goes, the oldest remaining account takes over (DESIGN section 9). */
