@@ -38,11 +38,16 @@ function loseCommitAnswerAndPostgresBriefly(): void {
   });
 }
 
+/** A new partner with a sandbox account, and a client on its test key. */
+async function partnerReadyToBook() {
+  const partner = await makePartner(stack.orm);
+  await registerAccount(stack.baseUrl, partner.testKey);
+  return { partner, client: api(stack.baseUrl, partner.testKey) };
+}
+
 describe('a booking whose COMMIT went through but whose answer was lost', () => {
   it('is answered 201 with the delivery it booked, not an error that invites a second booking', async () => {
-    const partner = await makePartner(stack.orm);
-    await registerAccount(stack.baseUrl, partner.testKey);
-    const client = api(stack.baseUrl, partner.testKey);
+    const { partner, client } = await partnerReadyToBook();
 
     proxy.loseNextAnswerTo(COMMIT);
     const booked = await client.post('/partner/deliveries', bookingBody());
@@ -56,13 +61,10 @@ describe('a booking whose COMMIT went through but whose answer was lost', () => 
   }, 60_000);
 
   it('answers a repeat under the same Idempotency-Key with that delivery when Postgres was briefly gone too', async () => {
-    const partner = await makePartner(stack.orm);
-    await registerAccount(stack.baseUrl, partner.testKey);
-    const client = api(stack.baseUrl, partner.testKey);
+    const { partner, client } = await partnerReadyToBook();
     const headers = { 'Idempotency-Key': 'order-lost-answer' };
 
-    // Postgres goes away for a second as the COMMIT's answer is lost: the API cannot see that the
-    // booking was made, and tells the partner to try again; it lets go of the key once Postgres is back.
+    // The API tells the partner to try again, and lets go of the key once Postgres is back.
     loseCommitAnswerAndPostgresBriefly();
     const first = await client.post('/partner/deliveries', bookingBody(), headers);
     expect(first.status).toBe(503);
@@ -77,9 +79,7 @@ describe('a booking whose COMMIT went through but whose answer was lost', () => 
   }, 60_000);
 
   it('answers it so too when the key could not be released and its claim has lapsed', async () => {
-    const partner = await makePartner(stack.orm);
-    await registerAccount(stack.baseUrl, partner.testKey);
-    const client = api(stack.baseUrl, partner.testKey);
+    const { partner, client } = await partnerReadyToBook();
     const headers = { 'Idempotency-Key': 'order-claim-lapsed' };
 
     // Postgres stays away longer than the API tries to settle the key: the claim is left unanswered.
