@@ -293,6 +293,24 @@ describe('the error envelope', () => {
     }
   });
 
+  it('refuses a booking with more than 10 additional stops, saving nothing, and takes one with 10', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const stops = (n: number) => Array.from({ length: n }, () => stopBody());
+
+    const refused = await client.post('/partner/deliveries', bookingBody({ additional_stops: stops(11) }));
+    expect(refused.status).toBe(400);
+    expectEnvelope(refused.body, 'bad_request');
+    expect(Object.keys(refused.body.error.details)).toEqual(['additional_stops']);
+    const [saved] = await stack.orm.em.fork().execute<{ n: string }[]>('select count(*) as n from deliveries where partner_id = ?', [partner.partnerId]);
+    expect(Number(saved?.n)).toBe(0);
+
+    const taken = await client.post('/partner/deliveries', bookingBody({ additional_stops: stops(10) }));
+    expect(taken.status).toBe(201);
+    expect(taken.body.additional_stops).toHaveLength(10);
+  });
+
   it('refuses limit outside 1..100 and a negative offset instead of clamping', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const client = api(stack.baseUrl, liveKey);
