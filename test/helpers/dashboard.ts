@@ -67,13 +67,18 @@ export function csrfToken(html: string): string {
   return match[1];
 }
 
-/** Undoes quoted-printable soft line breaks and escapes, enough to read a link from a message. */
-export function decodeQuotedPrintable(text: string): string {
-  return text.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+/**
+ * A message's text as its reader sees it: quoted-printable soft line breaks and escapes undone
+ * when the message says it is so encoded (mail sent over SMTP), left as written otherwise (the
+ * `8bit` files of the offline mailer, where a token starting `A3` must not be read as `=A3`).
+ */
+export function readableText(message: string): string {
+  if (!/^Content-Transfer-Encoding: quoted-printable$/im.test(message)) return message;
+  return message.replace(/=\r?\n/g, '').replace(/=([0-9A-F]{2})/g, (_m, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
 export function confirmLinkIn(message: string): string | null {
-  return /https?:\/\/\S+\/dashboard\/confirm\?token=[A-Za-z0-9_-]+/.exec(decodeQuotedPrintable(message))?.[0] ?? null;
+  return /https?:\/\/\S+\/dashboard\/confirm\?token=[A-Za-z0-9_-]+/.exec(readableText(message))?.[0] ?? null;
 }
 
 /** The `.eml` files written for one recipient, oldest first. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { confirmLinkIn, dashboardClient, decodeQuotedPrintable, mailsTo, pathOf, uniqueEmail } from '../helpers/dashboard';
+import { confirmLinkIn, dashboardClient, readableText, mailsTo, pathOf, uniqueEmail } from '../helpers/dashboard';
 import { eventually } from '../helpers/http';
 
 /** Messages as a real SMTP server on 127.0.0.1 received them. */
@@ -261,7 +261,7 @@ describe('dashboard sign-up and email confirmation', () => {
     const email = uniqueEmail();
     await signUp(email, PASSWORD, 'Osu Bakery');
     const [message] = await mailTo(email);
-    const body = decodeQuotedPrintable(message!.raw);
+    const body = readableText(message!.raw);
     expect(body).toContain('Hello Osu Bakery,');
     expect(body).toMatch(/\r?\n(https?:\/\/\S+\/dashboard\/confirm\?token=\S+)\r?\n/);
     expect(body).toContain('expires in 24 hours');
