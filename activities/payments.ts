@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
-import { GatewayUnavailableError, type DebitResult, type MobileMoneyProvider } from '../integrations/mobile-money/gateway';
+import { GatewayStoreUnavailableError, GatewayUnavailableError, type DebitResult, type MobileMoneyProvider } from '../integrations/mobile-money/gateway';
 import { DEBIT_STORE_UNAVAILABLE } from '../workflows/messages';
 import type { ActivityDeps } from './deps';
 import { workerMetrics } from './metrics';
@@ -20,11 +20,15 @@ interface DebitContextRow {
  * workflow retries it without spending the debit's budget of tries (a Postgres outage must never
  * turn into a `failed` payment nobody declined).
  */
+function storeUnavailable(error: unknown): ApplicationFailure {
+  return ApplicationFailure.retryable(error instanceof Error ? error.message : String(error), DEBIT_STORE_UNAVAILABLE);
+}
+
 async function fromStore<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (error) {
-    throw ApplicationFailure.retryable(error instanceof Error ? error.message : String(error), DEBIT_STORE_UNAVAILABLE);
+    throw storeUnavailable(error);
   }
 }
 
@@ -67,6 +71,8 @@ export function createPaymentActivities({ orm, gateways, logger }: ActivityDeps)
         logger.info('Debit requested', { deliveryId, partnerId: row.partner_id, state: result.state, gateway: gateway.name });
         return result;
       } catch (error) {
+        // The sandbox network keeps its ledger in our Postgres: that failing is our outage too.
+        if (error instanceof GatewayStoreUnavailableError) throw storeUnavailable(error);
         if (error instanceof GatewayUnavailableError) {
           logger.warn('Mobile Money network unavailable', { deliveryId, error: error.message });
           throw ApplicationFailure.retryable(error.message, 'GatewayUnavailable');

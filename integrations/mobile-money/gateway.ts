@@ -33,6 +33,17 @@ export class GatewayUnavailableError extends Error {
   }
 }
 
+/**
+ * Thrown by a gateway that keeps its own records in our database (the sandbox network's ledger)
+ * when that database fails: our outage, not the network's, so it must not spend the debit's tries.
+ */
+export class GatewayStoreUnavailableError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'GatewayStoreUnavailableError';
+  }
+}
+
 /** Called when a gateway learns a debit's final state on its own (callback or settlement). */
 export type DebitSettledListener = (reference: string, result: DebitResult) => void | Promise<void>;
 
@@ -40,7 +51,10 @@ export interface MobileMoneyGateway {
   readonly name: string;
   /** Looks the number up with the network before an account is saved. */
   resolve(provider: MobileMoneyProvider, phone: string): Promise<ResolveResult>;
-  /** Requests a debit; idempotent by `reference`. Throws GatewayUnavailableError on outage. */
+  /**
+   * Requests a debit; idempotent by `reference`. Throws GatewayUnavailableError on the network's
+   * outage, GatewayStoreUnavailableError when its records in our own database cannot be reached.
+   */
   debit(request: DebitRequest): Promise<DebitResult>;
   /** Asks the network for the current state of a debit (polling). */
   status(reference: string): Promise<DebitResult>;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
+  GatewayStoreUnavailableError,
   GatewayUnavailableError,
   type DebitRequest,
   type DebitResult,
@@ -56,22 +57,23 @@ export class SandboxNetwork implements MobileMoneyGateway {
       throw new GatewayUnavailableError('The sandbox network timed out (test number …3333)');
     }
     const declined = request.phone.endsWith(SANDBOX_NUMBERS.declines);
-    const connection = this.deps.em().getConnection();
-    await connection.execute(
-      `insert into sandbox_momo_transactions (reference, phone, provider, amount, state, reason, settle_at)
-       values (?, ?, ?, ?, ?, ?, now() + (? || ' milliseconds')::interval)
-       on conflict (reference) do nothing`,
-      [
-        request.reference,
-        request.phone,
-        request.provider,
-        request.amountPesewas,
-        declined ? 'failed' : 'pending',
-        declined ? 'Declined: insufficient funds in the wallet' : null,
-        String(this.deps.confirmMs),
-      ],
-    );
-    const row = await this.row(request.reference);
+    const row = await this.ledger(async () => {
+      await this.deps.em().getConnection().execute(
+        `insert into sandbox_momo_transactions (reference, phone, provider, amount, state, reason, settle_at)
+         values (?, ?, ?, ?, ?, ?, now() + (? || ' milliseconds')::interval)
+         on conflict (reference) do nothing`,
+        [
+          request.reference,
+          request.phone,
+          request.provider,
+          request.amountPesewas,
+          declined ? 'failed' : 'pending',
+          declined ? 'Declined: insufficient funds in the wallet' : null,
+          String(this.deps.confirmMs),
+        ],
+      );
+      return this.row(request.reference);
+    });
     if (row?.state === 'pending') {
       // The network confirms on its own a little later, like a customer approving on the phone.
       setTimeout(() => void this.settle(request.reference).catch(() => undefined), this.deps.confirmMs + 5).unref();
@@ -100,6 +102,15 @@ export class SandboxNetwork implements MobileMoneyGateway {
     const result = this.result(row);
     await this.listener?.(reference, result);
     return result;
+  }
+
+  /** The ledger is kept in our own Postgres: when that fails, the outage is ours, not the network's. */
+  private async ledger<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      throw new GatewayStoreUnavailableError(`The sandbox ledger could not be reached: ${error instanceof Error ? error.message : String(error)}`);
+    }
   }
 
   private async row(reference: string): Promise<LedgerRow | undefined> {

@@ -3,8 +3,11 @@ import { deliveryTimings } from '../../api/services/timings';
 import { initOrm, type Orm } from '../../db/orm';
 import { deliveryReference, deliveryWorkflowId } from '../../domain/reference';
 import { BOOKING_COMMIT_GRACE_SECONDS } from '../../activities/booking';
+import { createPaymentActivities } from '../../activities/payments';
 import { GatewayUnavailableError, type MobileMoneyGateway } from '../../integrations/mobile-money/gateway';
-import type { DeliveryWorkflowInput } from '../../workflows/messages';
+import { SandboxNetwork } from '../../integrations/mobile-money/sandbox';
+import { activityDeps } from '../../workers/activity-deps';
+import { DEBIT_STORE_UNAVAILABLE, type DeliveryWorkflowInput } from '../../workflows/messages';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
 import { ACCRA, book, registerAccount } from '../helpers/bookings';
 import { api, eventually } from '../helpers/http';
@@ -131,4 +134,28 @@ describe('a worker that loses Postgres while requesting a debit', () => {
     const debit = await stack.orm.em.fork().execute(`select state, reason from debits where delivery_id = ?`, [created.id]);
     expect(debit).toEqual([{ state: 'paid', reason: null }]);
   }, 90_000);
+});
+
+describe('the sandbox network losing its ledger, kept in our Postgres, during a debit', () => {
+  it('reports the outage as ours, so it spends none of the debit’s tries', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const created = await book(stack.baseUrl, partner.testKey);
+    // The activity reads the delivery straight from Postgres; only the sandbox's ledger is behind the relay.
+    const sandbox = new SandboxNetwork({ em: () => workerOrm.em.fork(), confirmMs: 0 });
+    const { settings, orm, temporal, deps } = stack;
+    const { requestDebit } = createPaymentActivities(
+      activityDeps({ settings, orm, temporal, logger: deps.logger, gateways: { live: sandbox, test: sandbox } }),
+    );
+
+    await proxy.cut();
+    try {
+      // Before, the driver's own error came through, and the workflow counted it as the network failing.
+      await expect(requestDebit({ deliveryId: created.id })).rejects.toMatchObject({ type: DEBIT_STORE_UNAVAILABLE });
+    } finally {
+      await proxy.restore();
+    }
+    // The same request, the ledger back: the network answers (the delivery's own debit used the same reference).
+    expect(['pending', 'paid']).toContain((await requestDebit({ deliveryId: created.id })).state);
+  }, 60_000);
 });
