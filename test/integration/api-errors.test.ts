@@ -20,6 +20,18 @@ function expectEnvelope(body: any, code: string) {
   expect(body).toEqual({ error: { code, message: expect.any(String), details: expect.any(Object) } });
 }
 
+/** One request written as raw bytes, for what an HTTP client would not send; the whole answer as text. */
+function raw(request: string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(new URL(stack.baseUrl).port), '127.0.0.1', () => socket.write(request));
+    let answer = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (answer += chunk));
+    socket.on('end', () => resolve(answer));
+    socket.on('error', reject);
+  });
+}
+
 describe('the error envelope', () => {
   it('answers malformed JSON with 400 bad_request', async () => {
     const { liveKey } = await makePartner(stack.orm);
@@ -59,6 +71,19 @@ describe('the error envelope', () => {
       expect(res.status).toBe(400);
       expectEnvelope(res.body, 'bad_request');
       expect(Object.keys(res.body.error.details)).toEqual(['body']);
+    }
+  });
+
+  it('names each missing field when a JSON request frames no body at all, as when its body is empty', async () => {
+    const { liveKey } = await makePartner(stack.orm);
+    const head = `POST /api/v1/partner/quotes HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${liveKey}\r\nContent-Type: application/json\r\nConnection: close\r\n`;
+    // Neither Content-Length nor Transfer-Encoding, as `curl -X POST -H 'Content-Type: application/json'` sends; then length 0.
+    for (const framing of ['', 'Content-Length: 0\r\n']) {
+      const answer = await raw(`${head}${framing}\r\n`);
+      expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+      const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
+      expectEnvelope(body, 'bad_request');
+      expect(Object.keys(body.error.details).sort()).toEqual(['dropoff_lat', 'dropoff_lng', 'pickup_lat', 'pickup_lng']);
     }
   });
 
@@ -633,16 +658,6 @@ describe('when Temporal is unreachable', () => {
 
 describe('requests the HTTP parser refuses', () => {
   it('answers an HTTP/1.1 request without a Host header with the envelope, not a bare 400, and HTTP/1.0 as usual', async () => {
-    const { port } = new URL(stack.baseUrl);
-    const raw = (request: string) =>
-      new Promise<string>((resolve, reject) => {
-        const socket = net.connect(Number(port), '127.0.0.1', () => socket.write(request));
-        let answer = '';
-        socket.setEncoding('utf8');
-        socket.on('data', (chunk: string) => (answer += chunk));
-        socket.on('end', () => resolve(answer));
-        socket.on('error', reject);
-      });
     const noHost = await raw('GET /api/v1/places/autocomplete?q=osu HTTP/1.1\r\nConnection: close\r\n\r\n');
     expect(noHost).toMatch(/^HTTP\/1\.1 400 /);
     expect(noHost).toMatch(/\r\ncontent-type: application\/json/i);
