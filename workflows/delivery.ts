@@ -241,7 +241,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
     },
     {
       validator: (_action: RiderAction) => {
-        if (status !== 'pending' || accepting) throw refuse(FAILURE.conflict, 'The job is no longer available');
+        // While another rider's accept is being written the job is still `pending`, as details say.
+        if (accepting) throw refuse(FAILURE.conflict, 'Another rider is taking this job');
+        if (status !== 'pending') throw refuse(FAILURE.conflict, 'The job is no longer available');
       },
     },
   );
