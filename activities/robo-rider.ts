@@ -1,4 +1,5 @@
 import { WorkflowUpdateFailedError } from '@temporalio/client';
+import { v5 as nameBasedUuid } from 'uuid';
 import { interpolate, type LatLng } from '../domain/geo';
 import { deliveryWorkflowId } from '../domain/reference';
 import { DeliverySchema } from '../db/entities';
@@ -11,6 +12,17 @@ import {
   type HandoverProof,
 } from '../workflows/messages';
 import type { ActivityDeps } from './deps';
+
+/** The namespace of robo riders' name-based ids (a random UUID, fixed once). */
+const ROBO_RIDER_NAMESPACE = '6f1d7c2e-3b0a-4c55-9e8d-2a41b7f0c913';
+
+/**
+ * A test delivery's robo rider id: its own UUID, never the delivery's (a partner would read one id
+ * naming two things), and the same on every try, derived from the delivery id.
+ */
+export function roboRiderId(deliveryId: string): string {
+  return nameBasedUuid(deliveryId, ROBO_RIDER_NAMESPACE);
+}
 
 const ROBO_NAMES = ['Kwame Robo', 'Akosua Robo', 'Yaw Robo', 'Efua Robo', 'Kofi Robo', 'Abena Robo'];
 
@@ -42,17 +54,18 @@ export function createRoboRiderActivities({ orm, temporal }: ActivityDeps) {
 
   return {
     /**
-     * A robo rider of its own for each test delivery (its id is the delivery's, so a retried
-     * activity enlists the same one); it never appears in live dispatch.
+     * A robo rider of its own for each test delivery (its id derives from the delivery's, so a
+     * retried activity enlists the same one); it never appears in live dispatch.
      */
     async enlistRoboRider({ deliveryId, position }: { deliveryId: string; position: LatLng }): Promise<string> {
+      const riderId = roboRiderId(deliveryId);
       const name = ROBO_NAMES[parseInt(deliveryId.slice(0, 2), 16) % ROBO_NAMES.length] as string;
       await orm.em.fork().execute(
         `insert into riders (id, name, vehicle, rating, is_robo, online, lat, lng, located_at)
          values (?, ?, 'Test motorbike', 5, true, true, ?, ?, now()) on conflict (id) do nothing`,
-        [deliveryId, name, position.lat, position.lng],
+        [riderId, name, position.lat, position.lng],
       );
-      return deliveryId;
+      return riderId;
     },
 
     /** Moves the robo rider part of the way along a leg, as live location pings would. */

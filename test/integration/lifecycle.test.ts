@@ -3,6 +3,7 @@ import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, bookingBody, registerAccount, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
+import { roboRiderId } from '../../activities/robo-rider';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -26,7 +27,10 @@ describe('delivery lifecycle over HTTP', () => {
       return res.body.status === 'delivered' && res.body.payment_status === 'paid' ? res.body : undefined;
     }, 20_000, 'robo delivery');
     expect(done.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
-    expect(done.rider_id).toEqual(expect.any(String));
+    // The robo rider has an id of its own, not the delivery's, and it is a UUID like every id.
+    expect(done.rider_id).toBe(roboRiderId(created.id));
+    expect(done.rider_id).not.toBe(created.id);
+    expect(done.rider_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });
 
   it('lets the first of two riders win the job and walks it to delivered', async () => {
