@@ -8,7 +8,7 @@ const JSON_MEDIA_TYPE = /^application\/(?:[^\s/;]+\+)?json\s*(?:;|$)/i;
 const SENDS_BODY = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * The JSON body parser. A POST or PUT that says it sends JSON but frames no body at all (neither
+ * The JSON body parser. A POST, PUT or PATCH that says it sends JSON but frames no body at all (neither
  * Content-Length nor Transfer-Encoding, as `curl -X POST -H 'Content-Type: application/json'`
  * sends) has an empty body, as HTTP reads it: it is taken like `Content-Length: 0`, as `{}`, so the
  * answer names each missing field rather than a missing body.

@@ -21,6 +21,12 @@ describe('delivery lifecycle over HTTP', () => {
     expect(created.status).toBe('pending');
     expect(created.rider_id).toBeNull();
     expect(created.payment_status).toBe('pending');
+    // DESIGN section 9: the Delivery adds its short reference and the hosted page's address.
+    expect(created.reference).toBe(`DLV-${created.id.slice(0, 8).toUpperCase()}`);
+    expect(created.tracking_url).toBe(`${stack.settings.siteUrl}/track?id=${created.id}`);
+    const page = await fetch(new URL(new URL(created.tracking_url).search, `${stack.baseUrl}/track`));
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
     const client = api(stack.baseUrl, partner.testKey);
     const done = await eventually(async () => {
       const res = await client.get(`/partner/deliveries/${created.id}`);
