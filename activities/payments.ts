@@ -24,6 +24,7 @@ function storeUnavailable(error: unknown): ApplicationFailure {
   return ApplicationFailure.retryable(error instanceof Error ? error.message : String(error), DEBIT_STORE_UNAVAILABLE);
 }
 
+/** A read or write of our own Postgres; its failure is raised as `storeUnavailable`. */
 async function fromStore<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();

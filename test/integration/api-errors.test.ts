@@ -76,10 +76,15 @@ describe('the error envelope', () => {
 
   it('names each missing field when a JSON request frames no body at all, as when its body is empty', async () => {
     const { liveKey } = await makePartner(stack.orm);
-    const head = `POST /api/v1/partner/quotes HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${liveKey}\r\nContent-Type: application/json\r\nConnection: close\r\n`;
+    const head = `POST /api/v1/partner/quotes HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${liveKey}\r\nConnection: close\r\n`;
     // Neither Content-Length nor Transfer-Encoding, as `curl -X POST -H 'Content-Type: application/json'` sends; then length 0.
-    for (const framing of ['', 'Content-Length: 0\r\n']) {
-      const answer = await raw(`${head}${framing}\r\n`);
+    const requests = [
+      'Content-Type: application/json\r\n',
+      'Content-Type: application/json; charset=utf-8\r\n',
+      'Content-Type: application/json\r\nContent-Length: 0\r\n',
+    ];
+    for (const request of requests) {
+      const answer = await raw(`${head}${request}\r\n`);
       expect(answer).toMatch(/^HTTP\/1\.1 400 /);
       const body = JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4));
       expectEnvelope(body, 'bad_request');
