@@ -75,6 +75,35 @@ describe('cancelling', () => {
     expect((await rider.client.get('/rider/deliveries/current')).status).toBe(404);
   }, 40_000);
 
+  it('tells a second rider whose accept arrives while the first one is being written that another rider is taking the job', async () => {
+    const partner = await livePartner();
+    const first = await riderApp(stack.baseUrl, stack.orm, 'Kofi Mensah');
+    const second = await riderApp(stack.baseUrl, stack.orm, 'Esi Owusu');
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await first.waitForOffer(created.id);
+    await second.waitForOffer(created.id);
+    // Hold the first rider's row, so that rider's accept is still being written when the second arrives.
+    const riderRow = await holdRow(stack.orm, 'riders', first.riderId);
+    try {
+      const winner = first.client.post(`/rider/deliveries/${created.id}/accept`);
+      await riderRow.waitingFor('update riders set active_delivery_id');
+      // It reaches the workflow at the open task's first heartbeat (8 of its 10 s), while the first accept still waits.
+      const loser = await second.client.post(`/rider/deliveries/${created.id}/accept`);
+      expect(loser.status).toBe(409);
+      expect(loser.body.error).toMatchObject({ code: 'conflict', message: 'Another rider is taking this job', details: { status: 'pending' } });
+      await riderRow.release();
+      expect((await winner).status).toBe(200);
+    } finally {
+      await riderRow.release();
+    }
+    const record = await partner.client.get(`/partner/deliveries/${created.id}`);
+    expect(record.body.rider_id).toBe(first.riderId);
+    // Once the job is taken, a late accept is told it is gone.
+    const late = await second.client.post(`/rider/deliveries/${created.id}/accept`);
+    expect(late.status).toBe(409);
+    expect(late.body.error.message).not.toBe('Another rider is taking this job');
+  }, 40_000);
+
   it('answers a second cancel with the cancelled delivery, not before the first cancel is recorded', async () => {
     const partner = await livePartner();
     const created = await book(stack.baseUrl, partner.liveKey);
