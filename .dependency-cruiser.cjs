@@ -20,7 +20,7 @@ module.exports = {
       from: { path: '^domain/' },
       to: {
         dependencyTypesNot: ['type-only'],
-        path: ['^(api|activities|workers|db|config|integrations|scripts)/'],
+        path: ['^(api|activities|workers|db|config|integrations|scripts|web)/'],
       },
     },
   ],

@@ -3,7 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../../config/logger';
 import type { Settings } from '../../config/settings';
 import { createPartner } from '../../db/accounts';
-import type { Mailer } from './mail';
+import type { Mailer } from '../../integrations/email/mailer';
 import { hashPassword, verifyPassword } from './passwords';
 
 /**

@@ -2,7 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { AppDeps } from '../deps';
 import { PostgresRateLimitStore } from '../middleware/rate-limit-store';
-import { errorPage } from './pages/errors';
+import { errorPage } from '../../web/dashboard/errors';
 import { pageOf, render } from './respond';
 
 /**

@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
-import type { Html } from './html';
-import type { PageContext } from './pages/layout';
+import type { Html } from '../../web/dashboard/html';
+import type { PageContext } from '../../web/dashboard/layout';
 
 /** The page context the dashboard builds for every request (see router.ts). */
 export function pageOf(res: Response): PageContext {

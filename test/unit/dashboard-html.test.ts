@@ -1,4 +1,4 @@
-import { html, trusted } from '../../api/dashboard/html';
+import { html, trusted } from '../../web/dashboard/html';
 import { safeDashboardPath } from '../../api/dashboard/respond';
 import { normaliseGhanaPhone } from '../../domain/phone';
 

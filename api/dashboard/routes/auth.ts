@@ -2,8 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { LIMITS } from '../../openapi/schemas';
 import type { AccountService } from '../accounts';
-import { checkEmailPage, confirmedPage, logInPage, PASSWORD_MIN, resendPage, signUpPage } from '../pages/auth';
-import type { FieldErrors } from '../pages/forms';
+import { PASSWORD_MIN } from '../passwords';
+import { checkEmailPage, confirmedPage, logInPage, resendPage, signUpPage } from '../../../web/dashboard/auth';
+import type { FieldErrors } from '../../../web/dashboard/forms';
 import { characters, EMAIL, formValues, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 import { SESSION_COOKIE } from '../session';
 

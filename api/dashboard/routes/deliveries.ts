@@ -7,8 +7,8 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../domain/lifecycl
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
 import { loadWebhookDeliveries } from '../../services/webhook-log';
-import { deliveriesPage, deliveryPage, PAGE_SIZE } from '../pages/deliveries';
-import type { CallbackView } from '../pages/webhook-log';
+import { deliveriesPage, deliveryPage, PAGE_SIZE } from '../../../web/dashboard/deliveries';
+import type { CallbackView } from '../../../web/dashboard/webhook-log';
 import { pageOf, pageOffset, render } from '../respond';
 
 /** The delivery list (filtered by status) and one delivery with its trail, callbacks and texts. */

@@ -4,8 +4,8 @@ import { createApiKey, revokeApiKey } from '../../../db/accounts';
 import type { KeyMode } from '../../../domain/api-key';
 import { ApiError, requireUuid } from '../../errors';
 import { LIMITS } from '../../openapi/schemas';
-import type { FieldErrors } from '../pages/forms';
-import { keysPage, type KeyRow } from '../pages/keys';
+import type { FieldErrors } from '../../../web/dashboard/forms';
+import { keysPage, type KeyRow } from '../../../web/dashboard/keys';
 import { characters, formValues, pageOf, redirectWith, render, saveSession } from '../respond';
 
 /** Creating (secret shown once), listing and revoking API keys. */

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import type { AppDeps } from '../../deps';
-import { overviewPage } from '../pages/home';
+import { overviewPage } from '../../../web/dashboard/home';
 import { pageOf, render } from '../respond';
 
 /** The landing page: where the account stands on the way to its first delivery. */

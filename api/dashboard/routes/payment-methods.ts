@@ -5,8 +5,8 @@ import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
 import { LIMITS } from '../../openapi/schemas';
 import { listPaymentMethods, registerPaymentMethod, removePaymentMethod, setDefaultPaymentMethod } from '../../services/payment-methods';
-import type { FieldErrors } from '../pages/forms';
-import { networkName, paymentMethodsPage } from '../pages/payment-methods';
+import type { FieldErrors } from '../../../web/dashboard/forms';
+import { networkName, paymentMethodsPage } from '../../../web/dashboard/payment-methods';
 import { characters, formValues, pageOf, redirectWith, render } from '../respond';
 
 /** Mobile Money accounts: register (with the network's name check), make default, remove. */

@@ -4,8 +4,8 @@ import { ApiError, requireUuid } from '../../errors';
 import { LIMITS } from '../../openapi/schemas';
 import { loadWebhookDeliveries, type WebhookEventRow } from '../../services/webhook-log';
 import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../services/webhook-settings';
-import type { CallbackView } from '../pages/webhook-log';
-import { PAGE_SIZE, webhookPage } from '../pages/webhook';
+import type { CallbackView } from '../../../web/dashboard/webhook-log';
+import { PAGE_SIZE, webhookPage } from '../../../web/dashboard/webhook';
 import { characters, formValues, pageOf, pageOffset, redirectWith, render, safeDashboardPath } from '../respond';
 
 /** The URL check's findings, said as what to do about them. */

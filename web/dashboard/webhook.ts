@@ -1,5 +1,5 @@
-import { LIMITS } from '../../openapi/schemas';
-import { html, type Html } from '../html';
+import { LIMITS } from '../../api/openapi/schemas';
+import { html, type Html } from './html';
 import { copyField } from './copy';
 import { errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';

@@ -1,4 +1,4 @@
-import { html, type Html } from '../html';
+import { html, type Html } from './html';
 import { layout, type PageContext } from './layout';
 
 export function errorPage(ctx: PageContext, title: string, message: string, action?: { href: string; label: string }): Html {

@@ -1,5 +1,5 @@
-import type { Settings } from '../../../config/settings';
-import { html, type Html } from '../html';
+import type { Settings } from '../../config/settings';
+import { html, type Html } from './html';
 import { copyButton } from './copy';
 import { actionButton, layout, type PageContext } from './layout';
 

@@ -1,7 +1,7 @@
-import type { KeyMode } from '../../../domain/api-key';
-import type { Viewer } from '../accounts';
-import { CSRF_FIELD } from '../csrf';
-import { html, type Html, type Renderable } from '../html';
+import type { KeyMode } from '../../domain/api-key';
+import type { Viewer } from '../../api/dashboard/accounts';
+import { CSRF_FIELD } from '../../api/dashboard/csrf';
+import { html, type Html, type Renderable } from './html';
 
 /** What every page knows about the request it answers. */
 export interface PageContext {

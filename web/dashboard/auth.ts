@@ -1,9 +1,8 @@
-import { LIMITS } from '../../openapi/schemas';
-import { html, type Html } from '../html';
+import { PASSWORD_MIN } from '../../api/dashboard/passwords';
+import { LIMITS } from '../../api/openapi/schemas';
+import { html, type Html } from './html';
 import { errorSummary, field, type FieldErrors } from './forms';
 import { csrfInput, layout, type PageContext } from './layout';
-
-export const PASSWORD_MIN = 10;
 
 const SIGNUP_LABELS = { business_name: 'Business name', email: 'Email address', password: 'Password' };
 

@@ -1,4 +1,4 @@
-import { html, type Html, type Renderable } from '../html';
+import { html, type Html, type Renderable } from './html';
 
 /** Messages keyed by field name; shown next to the field and summarised at the top of the form. */
 export type FieldErrors = Record<string, string>;

@@ -1,4 +1,4 @@
-import { html, type Html } from '../html';
+import { html, type Html } from './html';
 import { badge, when } from './format';
 import { actionButton, type PageContext } from './layout';
 

@@ -1,6 +1,6 @@
-import type { PaymentMethod } from '../../../db/entities';
-import { LIMITS } from '../../openapi/schemas';
-import { html, type Html } from '../html';
+import type { PaymentMethod } from '../../db/entities';
+import { LIMITS } from '../../api/openapi/schemas';
+import { html, type Html } from './html';
 import { when } from './format';
 import { choice, errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';

@@ -1,6 +1,6 @@
-import type { KeyMode } from '../../../domain/api-key';
-import { LIMITS } from '../../openapi/schemas';
-import { html, type Html } from '../html';
+import type { KeyMode } from '../../domain/api-key';
+import { LIMITS } from '../../api/openapi/schemas';
+import { html, type Html } from './html';
 import { copyField } from './copy';
 import { badge, when } from './format';
 import { choice, errorSummary, field, type FieldErrors } from './forms';

@@ -1,4 +1,4 @@
-import { html, type Html } from '../html';
+import { html, type Html } from './html';
 
 /**
  * A value to copy: a read-only field anyone can select, plus a Copy button that the small

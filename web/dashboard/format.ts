@@ -1,5 +1,5 @@
-import { DELIVERY_STATUS_NAMES } from '../../../domain/lifecycle';
-import { html, type Html } from '../html';
+import { DELIVERY_STATUS_NAMES } from '../../domain/lifecycle';
+import { html, type Html } from './html';
 
 // Ghana keeps GMT all year; partners read times as local times.
 const PARTS = { timeZone: 'Africa/Accra', day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit', second: '2-digit', hour12: false } as const;

@@ -1,6 +1,6 @@
-import { DELIVERY_STATUSES } from '../../../domain/lifecycle';
-import type { DeliveryResource } from '../../../domain/delivery-view';
-import { html, type Html } from '../html';
+import { DELIVERY_STATUSES } from '../../domain/lifecycle';
+import type { DeliveryResource } from '../../domain/delivery-view';
+import { html, type Html } from './html';
 import { copyField } from './copy';
 import { badge, cedis, statusText, when } from './format';
 import { layout, type PageContext } from './layout';
