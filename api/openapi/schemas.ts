@@ -254,6 +254,7 @@ export const WebhookDelivery = Type.Object(
   },
   { $id: 'WebhookDelivery' },
 );
+export type WebhookDelivery = Static<typeof WebhookDelivery>;
 
 export const PlaceSuggestion = Type.Object({ place_id: Type.String(), title: Type.String(), subtitle: Type.String() });
 export const ResolvedPlace = Type.Object({ address: Type.String(), lat: Type.Number(), lng: Type.Number() });

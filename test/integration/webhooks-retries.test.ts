@@ -8,23 +8,7 @@ import { book, registerAccount } from '../helpers/bookings';
 import { startTestReceiver, type TestReceiver } from '../helpers/webhook-test-receiver';
 import { hasValidSignature } from '../helpers/webhook-receiver';
 import { deliveryWorkflowId } from '../../domain/reference';
-
-interface LoggedAttempt {
-  attempt: number;
-  status_code: number | null;
-  latency_ms: number | null;
-  error: string | null;
-  next_retry_at: string | null;
-  created_at: string;
-}
-interface LoggedCallback {
-  id: string;
-  event: string;
-  delivery_id: string;
-  state: string;
-  created_at: string;
-  attempts: LoggedAttempt[];
-}
+import type { WebhookDelivery } from '../../api/openapi/schemas';
 
 // Failed attempts are what this file is about; the SDK would log each one with a stack trace.
 try {
@@ -65,8 +49,8 @@ async function cancelledDelivery(key: string): Promise<string> {
   return created.id;
 }
 
-async function loggedCallback(client: ReturnType<typeof api>, deliveryId: string): Promise<LoggedCallback> {
-  const log = (await client.get<LoggedCallback[]>('/partner/webhook/deliveries?limit=100')).body;
+async function loggedCallback(client: ReturnType<typeof api>, deliveryId: string): Promise<WebhookDelivery> {
+  const log = (await client.get<WebhookDelivery[]>('/partner/webhook/deliveries?limit=100')).body;
   const entry = log.find((e) => e.delivery_id === deliveryId);
   if (!entry) throw new Error(`no callback logged for ${deliveryId}`);
   return entry;
@@ -261,7 +245,7 @@ describe('callback log and redelivery', () => {
       await finished(deliveries[i]!);
     }
 
-    const all = (await client.get<LoggedCallback[]>('/partner/webhook/deliveries')).body;
+    const all = (await client.get<WebhookDelivery[]>('/partner/webhook/deliveries')).body;
     expect(all.map((e) => e.delivery_id)).toEqual([...deliveries].reverse());
     const times = all.map((e) => Date.parse(e.created_at));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
@@ -271,8 +255,8 @@ describe('callback log and redelivery', () => {
       [1, 500],
     ]);
 
-    const first = (await client.get<LoggedCallback[]>('/partner/webhook/deliveries?limit=3&offset=0')).body;
-    const rest = (await client.get<LoggedCallback[]>('/partner/webhook/deliveries?limit=3&offset=3')).body;
+    const first = (await client.get<WebhookDelivery[]>('/partner/webhook/deliveries?limit=3&offset=0')).body;
+    const rest = (await client.get<WebhookDelivery[]>('/partner/webhook/deliveries?limit=3&offset=3')).body;
     expect(first.map((e) => e.id)).toEqual(all.slice(0, 3).map((e) => e.id));
     expect(rest.map((e) => e.id)).toEqual(all.slice(3).map((e) => e.id));
     expect((await client.get('/partner/webhook/deliveries?limit=0')).status).toBe(400);
@@ -288,7 +272,7 @@ describe('callback log and redelivery', () => {
     expect(original.state).toBe('delivered');
 
     const newSecret = await receiver.subscribe(stack.baseUrl, liveKey);
-    const queued = await client.post<LoggedCallback>(`/partner/webhook/deliveries/${original.id}/redeliver`);
+    const queued = await client.post<WebhookDelivery>(`/partner/webhook/deliveries/${original.id}/redeliver`);
     expect(queued.status).toBe(202);
     expect(queued.body.id).toBe(original.id);
     expect(queued.body.state).toBe('pending');
@@ -348,10 +332,10 @@ describe('callback log and redelivery', () => {
     const { id } = await loggedCallback(owner.client, deliveryId);
     expect((await stranger.client.post(`/partner/webhook/deliveries/${id}/redeliver`)).status).toBe(404);
     expect((await owner.client.post('/partner/webhook/deliveries/00000000-0000-4000-8000-000000000000/redeliver')).status).toBe(404);
-    expect((await stranger.client.get<LoggedCallback[]>('/partner/webhook/deliveries')).body).toEqual([]);
+    expect((await stranger.client.get<WebhookDelivery[]>('/partner/webhook/deliveries')).body).toEqual([]);
     // The owner's test key sees only test-mode callbacks, like a second account.
     const ownerTest = api(stack.baseUrl, owner.testKey);
     expect((await ownerTest.post(`/partner/webhook/deliveries/${id}/redeliver`)).status).toBe(404);
-    expect((await ownerTest.get<LoggedCallback[]>('/partner/webhook/deliveries')).body).toEqual([]);
+    expect((await ownerTest.get<WebhookDelivery[]>('/partner/webhook/deliveries')).body).toEqual([]);
   });
 });

@@ -1,23 +1,10 @@
+import type { WebhookDelivery } from '../../api/openapi/schemas';
 import { html, type Html } from './html';
 import { badge, when } from './format';
 import { actionButton, type PageContext } from './layout';
 
 /** A callback and its attempts, as the partner API's webhook log gives them. */
-export interface CallbackView {
-  id: string;
-  event: string;
-  delivery_id: string | null;
-  state: string;
-  created_at: string;
-  attempts: {
-    attempt: number;
-    status_code: number | null;
-    latency_ms: number | null;
-    error: string | null;
-    next_retry_at: string | null;
-    created_at: string;
-  }[];
-}
+export type CallbackView = WebhookDelivery;
 
 function attemptLine(a: CallbackView['attempts'][number]): Html {
   const outcome = a.error ? a.error : `HTTP ${a.status_code ?? ''}`;
