@@ -12,9 +12,25 @@ import { startTestReceiver, type TestReceiver } from '../helpers/webhook-test-re
  * leaves them open); a missing field, a wrong type or a value outside a listed set is not.
  */
 
-/** A field's type as the contract's tables give it; `?` marks "or null", a list the values allowed. */
-type Kind = 'uuid' | 'uuid?' | 'string' | 'string?' | 'number' | 'number?' | 'boolean' | 'timestamp' | 'array' | 'object' | 'object?' | readonly string[];
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+/** ISO 8601 in UTC: `Z` in answers, the `+00:00` offset form in callbacks. */
+const UTC_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;
+
+/** The types the contract's tables use: how a value of each looks, and the JSON Schema type that documents it. */
+const KINDS = {
+  uuid: { is: (v: unknown) => typeof v === 'string' && UUID.test(v), type: 'string' },
+  string: { is: (v: unknown) => typeof v === 'string', type: 'string' },
+  number: { is: (v: unknown) => typeof v === 'number' && Number.isFinite(v), type: 'number' },
+  boolean: { is: (v: unknown) => typeof v === 'boolean', type: 'boolean' },
+  timestamp: { is: (v: unknown) => typeof v === 'string' && UTC_TIME.test(v) && !Number.isNaN(Date.parse(v)), type: 'string' },
+  array: { is: (v: unknown) => Array.isArray(v), type: 'array' },
+  object: { is: (v: unknown) => typeof v === 'object' && v !== null && !Array.isArray(v), type: 'object' },
+};
+
+/** A field's type as a table gives it: `?` adds "or null"; a list names the values allowed. */
+type Kind = keyof typeof KINDS | `${keyof typeof KINDS}?` | readonly string[];
 type Table = Record<string, Kind>;
+const kindOf = (kind: string) => KINDS[kind.replace('?', '') as keyof typeof KINDS];
 
 const STATUSES = ['pending', 'accepted', 'picked_up', 'in_transit', 'delivered', 'cancelled', 'expired'] as const;
 
@@ -81,37 +97,9 @@ const CALLBACK: Table = {
 /** "Errors". */
 const ERROR: Table = { code: 'string', message: 'string' };
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-/** ISO 8601 in UTC: `Z` in answers, the `+00:00` offset form in callbacks. */
-const UTC_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|\+00:00)$/;
-
 function fits(value: unknown, kind: Kind): boolean {
-  if (Array.isArray(kind)) return kind.includes(value as string);
-  switch (kind) {
-    case 'uuid':
-      return typeof value === 'string' && UUID.test(value);
-    case 'uuid?':
-      return value === null || (typeof value === 'string' && UUID.test(value));
-    case 'string':
-      return typeof value === 'string';
-    case 'string?':
-      return value === null || typeof value === 'string';
-    case 'number':
-      return typeof value === 'number' && Number.isFinite(value);
-    case 'number?':
-      return value === null || (typeof value === 'number' && Number.isFinite(value));
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'timestamp':
-      return typeof value === 'string' && UTC_TIME.test(value) && !Number.isNaN(Date.parse(value));
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return typeof value === 'object' && value !== null && !Array.isArray(value);
-    case 'object?':
-      return value === null || (typeof value === 'object' && !Array.isArray(value));
-  }
-  return false;
+  if (typeof kind !== 'string') return kind.includes(value as string);
+  return (kind.endsWith('?') && value === null) || kindOf(kind).is(value);
 }
 
 /** The fields of `table` that `value` lacks or carries with the wrong type, as `field: value`. */
@@ -137,21 +125,6 @@ function answerSchema(method: string, path: string, status: string): Json {
   return schema.type === 'array' ? resolve(schema.items) : schema;
 }
 
-/** The JSON Schema types each kind of field must allow. */
-const JSON_TYPES: Record<string, string[]> = {
-  uuid: ['string'],
-  'uuid?': ['string', 'null'],
-  string: ['string'],
-  'string?': ['string', 'null'],
-  timestamp: ['string'],
-  number: ['number'],
-  'number?': ['number', 'null'],
-  boolean: ['boolean'],
-  array: ['array'],
-  object: ['object'],
-  'object?': ['object', 'null'],
-};
-
 /** The fields of `table` the document does not promise: missing, optional, or of another type or set. */
 function undocumented(schema: Json, table: Table): string[] {
   const required = new Set<string>(schema.required ?? []);
@@ -159,11 +132,12 @@ function undocumented(schema: Json, table: Table): string[] {
     const property = schema.properties?.[field] && resolve(schema.properties[field]);
     if (!property || !required.has(field)) return [`${field}: not required`];
     const types = new Set<string>([property.type, ...(property.anyOf ?? []).map((s: Json) => resolve(s).type)].flat().filter(Boolean));
-    if (Array.isArray(kind)) {
+    if (typeof kind !== 'string') {
       const listed = property.enum ?? (property.anyOf ?? []).map((s: Json) => s.const);
       return [...listed].sort().join() === [...kind].sort().join() ? [] : [`${field}: ${JSON.stringify(listed)}`];
     }
-    return JSON_TYPES[kind as string]!.every((type) => types.has(type)) ? [] : [`${field}: ${[...types].join('|')}`];
+    const wanted = [kindOf(kind).type, ...(kind.endsWith('?') ? ['null'] : [])];
+    return wanted.every((type) => types.has(type)) ? [] : [`${field}: ${[...types].join('|')}`];
   });
 }
 
