@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isoZ } from '../../domain/delivery-view';
+import type { WebhookDelivery } from '../openapi/schemas';
 
 /** The callback log: each callback with its attempts, for the API and the dashboard alike. */
 
@@ -8,7 +9,7 @@ export interface WebhookEventRow {
   id: string;
   event: string;
   delivery_id: string | null;
-  state: string;
+  state: WebhookDelivery['state'];
   created_at: Date;
 }
 interface AttemptRow {
@@ -21,7 +22,7 @@ interface AttemptRow {
   created_at: Date;
 }
 
-function webhookDeliveryView(event: WebhookEventRow, attempts: AttemptRow[]) {
+function webhookDeliveryView(event: WebhookEventRow, attempts: AttemptRow[]): WebhookDelivery {
   return {
     id: event.id,
     event: event.event,
@@ -40,7 +41,7 @@ function webhookDeliveryView(event: WebhookEventRow, attempts: AttemptRow[]) {
 }
 
 /** Loads callbacks with their attempts in two queries; attempts newest first, like the callbacks. */
-export async function loadWebhookDeliveries(em: EntityManager, events: WebhookEventRow[]) {
+export async function loadWebhookDeliveries(em: EntityManager, events: WebhookEventRow[]): Promise<WebhookDelivery[]> {
   if (events.length === 0) return [];
   const attempts = await em.execute<AttemptRow[]>(
     `select event_id, attempt, status_code, latency_ms, error, next_retry_at, created_at from webhook_attempts

@@ -1,10 +1,11 @@
+import type { WebhookDelivery } from '../../api/openapi/schemas';
 import { DELIVERY_STATUSES } from '../../domain/lifecycle';
 import type { DeliveryResource } from '../../domain/delivery-view';
 import { html, type Html } from './html';
 import { copyField } from './copy';
 import { badge, cedis, statusText, when } from './format';
 import { layout, type PageContext } from './layout';
-import { callbackLog, type CallbackView } from './webhook-log';
+import { callbackLog } from './webhook-log';
 
 export const PAGE_SIZE = 20;
 
@@ -97,7 +98,7 @@ function textsSection(d: DeliveryResource, texts: TextView[]): Html | '' {
   </section>`;
 }
 
-export function deliveryPage(ctx: PageContext, d: DeliveryResource, callbacks: CallbackView[], webhookSet: boolean, texts: TextView[]): Html {
+export function deliveryPage(ctx: PageContext, d: DeliveryResource, callbacks: WebhookDelivery[], webhookSet: boolean, texts: TextView[]): Html {
   const drops = [...d.additional_stops.map((s) => ({ ...s, final: false })), { ...d, status: d.status, final: true }];
   return layout(
     ctx,

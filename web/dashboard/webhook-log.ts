@@ -3,10 +3,7 @@ import { html, type Html } from './html';
 import { badge, when } from './format';
 import { actionButton, type PageContext } from './layout';
 
-/** A callback and its attempts, as the partner API's webhook log gives them. */
-export type CallbackView = WebhookDelivery;
-
-function attemptLine(a: CallbackView['attempts'][number]): Html {
+function attemptLine(a: WebhookDelivery['attempts'][number]): Html {
   const outcome = a.error ? a.error : `HTTP ${a.status_code ?? ''}`;
   return html`<li class="${a.error ? 'attempt-failed' : 'attempt-ok'}">
     Attempt ${a.attempt} · ${when(a.created_at)} · <strong>${outcome}</strong>${a.latency_ms !== null ? ` · ${a.latency_ms} ms` : ''}${
@@ -15,12 +12,12 @@ function attemptLine(a: CallbackView['attempts'][number]): Html {
   </li>`;
 }
 
-function noAttempt(c: CallbackView): Html {
+function noAttempt(c: WebhookDelivery): Html {
   return c.state === 'skipped' ? html`<p class="muted">Not sent: no callback URL was set at the time.</p>` : html`<p class="muted">No attempt yet.</p>`;
 }
 
 /** Each callback with every attempt made, and (while a URL is set) a button to send it again. */
-export function callbackLog(ctx: PageContext, callbacks: CallbackView[], references: Map<string, string>, back: string, canSend: boolean): Html {
+export function callbackLog(ctx: PageContext, callbacks: WebhookDelivery[], references: Map<string, string>, back: string, canSend: boolean): Html {
   if (callbacks.length === 0) return html`<p class="empty">No callbacks yet.</p>`;
   return html`<ul class="log">
     ${callbacks.map((c) => {

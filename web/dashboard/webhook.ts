@@ -1,16 +1,16 @@
-import { LIMITS } from '../../api/openapi/schemas';
+import { LIMITS, type WebhookDelivery } from '../../api/openapi/schemas';
 import { html, type Html } from './html';
 import { copyField } from './copy';
 import { errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';
-import { callbackLog, type CallbackView } from './webhook-log';
+import { callbackLog } from './webhook-log';
 
 /** Callbacks per page of the log. */
 export const PAGE_SIZE = 20;
 
 export interface WebhookPageData {
   url: string | null;
-  callbacks: CallbackView[];
+  callbacks: WebhookDelivery[];
   references: Map<string, string>;
   offset: number;
   hasMore: boolean;

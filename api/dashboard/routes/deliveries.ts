@@ -6,9 +6,8 @@ import { deliveryView } from '../../../domain/delivery-view';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../domain/lifecycle';
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
-import { loadWebhookDeliveries } from '../../services/webhook-log';
+import { loadWebhookDeliveries, type WebhookEventRow } from '../../services/webhook-log';
 import { deliveriesPage, deliveryPage, PAGE_SIZE } from '../../../web/dashboard/deliveries';
-import type { CallbackView } from '../../../web/dashboard/webhook-log';
 import { pageOf, pageOffset, render } from '../respond';
 
 /** The delivery list (filtered by status) and one delivery with its trail, callbacks and texts. */
@@ -38,12 +37,12 @@ export function createDeliveryRoutes({ orm, settings }: AppDeps): Router {
     if (!parts || parts.delivery.partnerId !== ctx.viewer!.partnerId || parts.delivery.mode !== ctx.mode) {
       throw ApiError.notFound('Unknown delivery');
     }
-    const events = await em.execute<{ id: string; event: string; delivery_id: string | null; state: string; created_at: Date }[]>(
+    const events = await em.execute<WebhookEventRow[]>(
       `select id, event, delivery_id, state, created_at from webhook_events where delivery_id = ? and partner_id = ?
        order by created_at desc, id desc`,
       [id, ctx.viewer!.partnerId],
     );
-    const callbacks = (await loadWebhookDeliveries(em, events)) as CallbackView[];
+    const callbacks = await loadWebhookDeliveries(em, events);
     const [endpoint] = await em.execute<{ url: string | null }[]>('select url from webhook_endpoints where partner_id = ? and mode = ?', [
       ctx.viewer!.partnerId,
       ctx.mode,

@@ -4,7 +4,6 @@ import { ApiError, requireUuid } from '../../errors';
 import { LIMITS } from '../../openapi/schemas';
 import { loadWebhookDeliveries, type WebhookEventRow } from '../../services/webhook-log';
 import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../services/webhook-settings';
-import type { CallbackView } from '../../../web/dashboard/webhook-log';
 import { PAGE_SIZE, webhookPage } from '../../../web/dashboard/webhook';
 import { characters, formValues, pageOf, pageOffset, redirectWith, render, safeDashboardPath } from '../respond';
 
@@ -36,7 +35,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
        order by created_at desc, id desc limit ? offset ?`,
       [partnerId, mode, PAGE_SIZE + 1, offset],
     );
-    const callbacks = (await loadWebhookDeliveries(em, events.slice(0, PAGE_SIZE))) as CallbackView[];
+    const callbacks = await loadWebhookDeliveries(em, events.slice(0, PAGE_SIZE));
     const deliveryIds = [...new Set(callbacks.map((c) => c.delivery_id).filter((id): id is string => id !== null))];
     const references = new Map(
       deliveryIds.length
