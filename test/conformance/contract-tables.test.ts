@@ -65,6 +65,7 @@ const ACCOUNT: Table = {
   is_default: 'boolean',
   created_at: 'timestamp',
 };
+const WEBHOOK_CONFIG: Table = { webhook_url: 'string', webhook_secret: 'string' };
 const PLACE_SUGGESTION: Table = { place_id: 'string', title: 'string', subtitle: 'string' };
 const RESOLVED_PLACE: Table = { address: 'string', lat: 'number', lng: 'number' };
 const TRACKING: Table = {
@@ -125,6 +126,13 @@ function answerSchema(method: string, path: string, status: string): Json {
   return schema.type === 'array' ? resolve(schema.items) : schema;
 }
 
+/** The object schema a field holds: itself, an array's items, or the object of an "object or null". */
+function fieldSchema(schema: Json, field: string): Json {
+  const property = resolve(schema.properties[field]);
+  if (property.type === 'array') return resolve(property.items);
+  return property.anyOf ? resolve(property.anyOf.map(resolve).find((s: Json) => s.type === 'object')) : property;
+}
+
 /** The fields of `table` the document does not promise: missing, optional, or of another type or set. */
 function undocumented(schema: Json, table: Table): string[] {
   const required = new Set<string>(schema.required ?? []);
@@ -167,7 +175,7 @@ describe('the contract’s tables, as a partner receives them and as /openapi.js
     expect(undocumented(answerSchema('post', '/partner/quotes', '200'), QUOTE)).toEqual([]);
   });
 
-  it('Delivery: the booking, the fetch, the list and every callback carry each field of the table', async () => {
+  it('Delivery: the booking, the fetch, the list and the accepted callback carry each field of the table, and its trail each field of an entry', async () => {
     const partner = await makePartner(stack.orm);
     const client = api(stack.baseUrl, partner.liveKey);
     await registerAccount(stack.baseUrl, partner.liveKey);
@@ -188,7 +196,9 @@ describe('the contract’s tables, as a partner receives them and as /openapi.js
     expect(fetched.body.rider_id).toBe(rider.riderId);
     expect(fetched.body.events.map((e: Json) => e.status)).toEqual(['pending', 'accepted']);
     for (const event of fetched.body.events) expect(misfits(event, DELIVERY_EVENT)).toEqual([]);
-    expect(undocumented(answerSchema('get', '/partner/deliveries/{id}', '200'), DELIVERY)).toEqual([]);
+    const documented = answerSchema('get', '/partner/deliveries/{id}', '200');
+    expect(undocumented(documented, DELIVERY)).toEqual([]);
+    expect(undocumented(fieldSchema(documented, 'events'), DELIVERY_EVENT)).toEqual([]);
 
     const listed = await client.get('/partner/deliveries');
     expect(listed.status).toBe(200);
@@ -206,6 +216,9 @@ describe('the contract’s tables, as a partner receives them and as /openapi.js
     expect(misfits(accepted!.body as unknown as Json, CALLBACK)).toEqual([]);
     expect(accepted!.body).toMatchObject({ event: 'delivery.accepted', delivery_id: booked.body.id, status: 'accepted' });
     expect(misfits(accepted!.body.data, DELIVERY)).toEqual([]);
+    const callback = resolve(openapi.webhooks.deliveryStatusChanged.post.requestBody.content['application/json'].schema);
+    expect(undocumented(callback, CALLBACK)).toEqual([]);
+    expect(undocumented(fieldSchema(callback, 'data'), DELIVERY)).toEqual([]);
   });
 
   it('Mobile Money account: registering answers 201 with each field of the table, the list carries them, default first', async () => {
@@ -234,7 +247,7 @@ describe('the contract’s tables, as a partner receives them and as /openapi.js
     const read = await client.get('/partner/webhook');
     expect(read.body.webhook_url).toBe('https://partner.example.com/hooks');
     expect(JSON.stringify(read.body)).not.toContain(set.body.webhook_secret);
-    expect(undocumented(answerSchema('put', '/partner/webhook', '200'), { webhook_url: 'string', webhook_secret: 'string' })).toEqual([]);
+    expect(undocumented(answerSchema('put', '/partner/webhook', '200'), WEBHOOK_CONFIG)).toEqual([]);
     const cleared = await client.put('/partner/webhook', { webhook_url: null });
     expect(cleared.status).toBe(200);
     expect((await client.get('/partner/webhook')).body.webhook_url).toBeNull();
@@ -274,7 +287,11 @@ describe('the contract’s tables, as a partner receives them and as /openapi.js
     expect(misfits(res.body.stops[0], TRACKING_STOP)).toEqual([]);
     expect(res.body.events.map((e: Json) => e.status)).toEqual(['pending', 'accepted', 'picked_up']);
     for (const event of res.body.events) expect(misfits(event, TRACKING_EVENT)).toEqual([]);
-    expect(undocumented(answerSchema('get', '/track/{id}/public', '200'), TRACKING)).toEqual([]);
+    const documented = answerSchema('get', '/track/{id}/public', '200');
+    expect(undocumented(documented, TRACKING)).toEqual([]);
+    expect(undocumented(fieldSchema(documented, 'rider'), TRACKING_RIDER)).toEqual([]);
+    expect(undocumented(fieldSchema(documented, 'stops'), TRACKING_STOP)).toEqual([]);
+    expect(undocumented(fieldSchema(documented, 'events'), TRACKING_EVENT)).toEqual([]);
 
     // "An unknown id returns 404."
     expect((await api(stack.baseUrl).get('/track/00000000-0000-4000-8000-000000000000/public')).status).toBe(404);
