@@ -153,7 +153,7 @@ async function main() {
   const cli = ensureTemporalCli();
   const { startTemporal, startEmbeddedPostgres, migrate, freePort, stopProcess } = await import('./lib/stack.mjs');
   const { memoryOf, sampleMemory, serverPid } = await import('../bench/lib/memory.mjs');
-  const { accountCpu, postmasterOf } = await import('../bench/lib/cpu.mjs');
+  const { accountCpu, postmasterOf, untilQuiet } = await import('../bench/lib/cpu.mjs');
   const { startWebhookReceiver } = await import('../bench/lib/webhook-receiver.mjs');
   const { apiClient, book, bookingBody } = await import('../bench/lib/client.mjs');
   const { riderApp } = await import('../bench/lib/rider-app.mjs');
@@ -348,8 +348,10 @@ async function main() {
     const scenarios = [];
     for (const [name, scenario] of plan) {
       current = name;
+      // Work the last phase left queued (webhooks, workflow tasks) is not done on this phase's time.
+      const quietAfterSeconds = await untilQuiet(ctx.cpu);
       say(`Running ${name}…`);
-      scenarios.push({ id: name, ...(await scenario(ctx)) });
+      scenarios.push({ id: name, quietAfterSeconds, ...(await scenario(ctx)) });
     }
 
     // Tables read row by row during the run: a missing index shows here first.

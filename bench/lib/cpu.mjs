@@ -87,3 +87,19 @@ export function costPerRequest(shares, seconds, requests) {
   const servers = Object.entries(shares).filter(([name]) => name !== 'bench').reduce((sum, [, cores]) => sum + cores, 0);
   return (servers * seconds * 1000) / requests;
 }
+
+/**
+ * Waits until the stack is idle (all its processes together under `below` of a core over a second),
+ * at most `maxSeconds`: work a phase left queued (workflow tasks behind its bookings) is then not
+ * done on the next phase's time. Returns the seconds waited.
+ */
+export async function untilQuiet(account, { below = 0.15, maxSeconds = 60 } = {}) {
+  const started = performance.now();
+  for (;;) {
+    const span = account();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const { bench: _bench, ...stack } = span.stop();
+    const waited = (performance.now() - started) / 1000;
+    if (Object.values(stack).reduce((sum, share) => sum + share, 0) < below || waited >= maxSeconds) return waited;
+  }
+}
