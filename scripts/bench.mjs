@@ -349,9 +349,9 @@ async function main() {
     for (const [name, scenario] of plan) {
       current = name;
       // Work the last phase left queued (webhooks, workflow tasks) is not done on this phase's time.
-      const quietAfterSeconds = await untilQuiet(ctx.cpu);
+      const busyBeforeSeconds = await untilQuiet(ctx.cpu);
       say(`Running ${name}…`);
-      scenarios.push({ id: name, quietAfterSeconds, ...(await scenario(ctx)) });
+      scenarios.push({ id: name, busyBeforeSeconds, ...(await scenario(ctx)) });
     }
 
     // Tables read row by row during the run: a missing index shows here first.

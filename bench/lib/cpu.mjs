@@ -91,15 +91,16 @@ export function costPerRequest(shares, seconds, requests) {
 /**
  * Waits until the stack is idle (all its processes together under `below` of a core over a second),
  * at most `maxSeconds`: work a phase left queued (workflow tasks behind its bookings) is then not
- * done on the next phase's time. Returns the seconds waited.
+ * done on the next phase's time. Returns how many seconds the stack stayed busy.
  */
 export async function untilQuiet(account, { below = 0.15, maxSeconds = 60 } = {}) {
   const started = performance.now();
   for (;;) {
+    const busySeconds = (performance.now() - started) / 1000;
     const span = account();
     await new Promise((resolve) => setTimeout(resolve, 1000));
     const { bench: _bench, ...stack } = span.stop();
-    const waited = (performance.now() - started) / 1000;
-    if (Object.values(stack).reduce((sum, share) => sum + share, 0) < below || waited >= maxSeconds) return waited;
+    const used = Object.values(stack).reduce((sum, share) => sum + share, 0);
+    if (used < below || busySeconds >= maxSeconds) return busySeconds;
   }
 }
