@@ -41,8 +41,8 @@ export async function bookingScenario(ctx) {
   // The loop's process is not in the account: it reports its own CPU time.
   const cpu = { ...account.stop(), floorLoop: floor.cpuSeconds / floor.elapsedSeconds };
   // The empty workflows' tasks still queued: done now, not on the product's time.
-  const floorDrain = await untilQuiet(ctx.cpu, { maxSeconds: 120 });
-  const baseline = { ...floor, cpu, cpuMsPerRequest: costPerRequest(cpu, floor.elapsedSeconds, floor.operations), drainSeconds: floorDrain };
+  const floorDrainSeconds = await untilQuiet(ctx.cpu, { maxSeconds: 120 });
+  const baseline = { ...floor, cpu, cpuMsPerRequest: costPerRequest(cpu, floor.elapsedSeconds, floor.operations), drainSeconds: floorDrainSeconds };
   const product = await ctx.measured(() =>
     load(
       {
@@ -64,6 +64,6 @@ export async function bookingScenario(ctx) {
     baseline,
     ...product,
     drainSeconds,
-    notes: `the stack worked on for ${Math.round(drainSeconds)} s after the bookings stopped (the floor ${Math.round(floorDrain)} s)`,
+    notes: `the stack worked on for ${Math.round(drainSeconds)} s after the bookings stopped (the floor ${Math.round(floorDrainSeconds)} s)`,
   };
 }
