@@ -71,8 +71,9 @@ const JOB_VIEW = {
 };
 
 const HELD_JOB = {
-  name: 'rider-held-job',
-  text: `select d.id, d.rider_id, d.status, d.verification_method, r.lat, r.lng
+  name: 'rider-held-job-or-offer',
+  text: `select d.id, d.rider_id, d.status, d.verification_method, r.lat, r.lng,
+           exists(select 1 from rider_offers o where o.delivery_id = $1 and o.rider_id = $2) as offered
          from riders r left join deliveries d on d.id = $1 where r.id = $2`,
 };
 
@@ -103,7 +104,12 @@ export async function riderJobView(em: EntityManager, deliveryId: string): Promi
   return rows[0]?.job ?? null;
 }
 
-/** The job if this rider holds it (else null), and where the rider last was, in one round trip. */
+/**
+ * The job if this rider holds it, or was offered it while no rider holds it (else null), and where
+ * the rider last was, in one round trip. An offered job is the rider's to see, so a step taken
+ * before the accept is out of order (400 with the status), not unknown; its status is never one
+ * a step needs, so the step is refused before it reaches the workflow.
+ */
 export async function findHeldJob(em: EntityManager, deliveryId: string, riderId: string): Promise<{ job: HeldJob | null; position: RiderPosition }> {
   const { rows } = await poolQuery(em).query<{
     id: string | null;
@@ -112,10 +118,11 @@ export async function findHeldJob(em: EntityManager, deliveryId: string, riderId
     verification_method: string;
     lat: number | null;
     lng: number | null;
+    offered: boolean;
   }>({ ...HELD_JOB, values: [deliveryId, riderId] });
   const row = rows[0];
   const position = { lat: row?.lat ?? null, lng: row?.lng ?? null };
-  if (!row?.id || row.rider_id !== riderId) return { job: null, position };
+  if (!row?.id || !(row.rider_id === riderId || (row.rider_id === null && row.offered))) return { job: null, position };
   return { job: { id: row.id, status: row.status, verificationMethod: row.verification_method }, position };
 }
 

@@ -36,8 +36,9 @@ export function createRiderRouter(deps: AppDeps): Router {
     (await orm.em.fork().findOne(DeliverySchema, { id: deliveryId }))?.status ?? null;
 
   /**
-   * A job this rider holds (any other delivery is unknown to them) and where the rider last was,
-   * in one round trip: both are on the path from the rider's tap to the partner's webhook.
+   * A job this rider holds, or was offered and nobody holds yet (any other delivery is unknown to
+   * them), and where the rider last was, in one round trip: both are on the path from the rider's
+   * tap to the partner's webhook.
    */
   async function heldJob(req: Request, res: Response): Promise<{ delivery: HeldJob; position: RiderPosition }> {
     const id = requireUuid(req.params.id as string, 'Unknown delivery');

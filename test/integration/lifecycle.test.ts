@@ -104,8 +104,32 @@ describe('delivery lifecycle over HTTP', () => {
     expect(delivered.status).toBe(200);
     expect(delivered.body).toMatchObject({ status: 'delivered', stops: [{ status: 'delivered' }, { status: 'delivered' }] });
 
-    // A job the rider never held is unknown to them, whatever its state.
+    // A job the rider was never offered (offline riders get no offers) is unknown to them.
+    expect((await rider.client.put('/rider/availability', { online: false })).status).toBe(200);
     const other = await book(stack.baseUrl, partner.liveKey);
     expect((await rider.pickup(other.id)).status).toBe(404);
+  });
+
+  it('refuses a step taken before the accept as out of order, with the status, and changes nothing', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const rider = await riderApp(stack.baseUrl, stack.orm, 'Kwame Darko');
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.waitForOffer(created.id);
+    const steps = [() => rider.pickup(created.id), () => rider.depart(created.id), () => rider.completeStop(created.id, 0), () => rider.deliver(created.id)];
+    for (const step of steps) {
+      const res = await step();
+      expect({ status: res.status, code: res.body.error?.code, details: res.body.error?.details }).toEqual({
+        status: 400,
+        code: 'bad_request',
+        details: { status: 'pending' },
+      });
+    }
+    const record = await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${created.id}`);
+    expect(record.body).toMatchObject({ status: 'pending', rider_id: null });
+    expect(record.body.events.map((e: { status: string }) => e.status)).toEqual(['pending']);
+    // The offer still stands: the rider can take the job in order.
+    expect((await rider.take(created.id)).status).toBe('accepted');
+    expect((await rider.pickup(created.id)).body.status).toBe('picked_up');
   });
 });
