@@ -4,13 +4,17 @@ import { readFileSync, readdirSync } from 'node:fs';
 
 const TICKS_PER_SECOND = 100;
 
-/** utime + stime of one process, in seconds. */
+/**
+ * CPU seconds of one process and of its children that have ended and been reaped (utime, stime,
+ * cutime, cstime): a child's time moves to its parent when it ends, so a tree's total stays whole
+ * when a process in it exits, like a PostgreSQL backend whose client closed its connection.
+ */
 function cpuSeconds(pid) {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     // The command name may hold spaces; the fields after it are space-separated.
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
+    return (Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) / TICKS_PER_SECOND;
   } catch {
     return 0;
   }
@@ -45,36 +49,32 @@ export function postmasterOf(dataDir) {
   return null;
 }
 
-/** CPU seconds of every live process of each named tree (a process and all its descendants), by pid. */
-function cpuByPid(roots) {
+/** CPU seconds of each named tree (a process, its live descendants and those they reaped). */
+function cpuByTree(roots) {
   const out = {};
   for (const [name, pid] of Object.entries(roots)) {
-    out[name] = new Map(pid ? descendants(pid).map((p) => [p, cpuSeconds(p)]) : []);
+    out[name] = pid ? descendants(pid).reduce((sum, p) => sum + cpuSeconds(p), 0) : 0;
   }
   return out;
 }
 
 /**
  * Starts a CPU account; `stop()` returns each tree's share of one core over the span (1 = a full
- * core). Counted per process, so a child that ends meanwhile (an idle PostgreSQL backend closed
- * by the pool) takes only its own time out of the account, not the others' with it; a child
- * started meanwhile counts from zero.
+ * core). A child that ends meanwhile keeps its time in the tree through its parent (a PostgreSQL
+ * backend that served a floor's connections and closed with it); one started meanwhile counts
+ * from zero.
  */
 export function accountCpu(roots) {
-  const before = cpuByPid(roots);
+  const before = cpuByTree(roots);
   const self = process.cpuUsage();
   const started = performance.now();
   return {
     stop() {
-      const after = cpuByPid(roots);
+      const after = cpuByTree(roots);
       const seconds = (performance.now() - started) / 1000;
       const used = process.cpuUsage(self);
       const shares = {};
-      for (const [name, pids] of Object.entries(after)) {
-        let spent = 0;
-        for (const [pid, cpu] of pids) spent += Math.max(0, cpu - (before[name].get(pid) ?? 0));
-        shares[name] = spent / seconds;
-      }
+      for (const [name, spent] of Object.entries(after)) shares[name] = Math.max(0, spent - before[name]) / seconds;
       shares.bench = (used.user + used.system) / 1e6 / seconds;
       return shares;
     },
