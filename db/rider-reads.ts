@@ -13,8 +13,8 @@ export interface RiderPosition {
   lng: number | null;
 }
 
-/** What the rider routes decide on about a job the rider holds. */
-export interface HeldJob {
+/** What a rider's step decides on about its job: one the rider holds, or was offered and nobody holds. */
+export interface JobForStep {
   id: string;
   status: string;
   verificationMethod: string;
@@ -70,8 +70,8 @@ const JOB_VIEW = {
     from deliveries d where d.id = $1`,
 };
 
-const HELD_JOB = {
-  name: 'rider-held-job-or-offer',
+const JOB_FOR_STEP = {
+  name: 'rider-job-for-step',
   text: `select d.id, d.rider_id, d.status, d.verification_method, r.lat, r.lng,
            exists(select 1 from rider_offers o where o.delivery_id = $1 and o.rider_id = $2) as offered
          from riders r left join deliveries d on d.id = $1 where r.id = $2`,
@@ -110,7 +110,7 @@ export async function riderJobView(em: EntityManager, deliveryId: string): Promi
  * before the accept is out of order (400 with the status), not unknown; its status is never one
  * a step needs, so the step is refused before it reaches the workflow.
  */
-export async function findHeldJob(em: EntityManager, deliveryId: string, riderId: string): Promise<{ job: HeldJob | null; position: RiderPosition }> {
+export async function findJobForStep(em: EntityManager, deliveryId: string, riderId: string): Promise<{ job: JobForStep | null; position: RiderPosition }> {
   const { rows } = await poolQuery(em).query<{
     id: string | null;
     rider_id: string | null;
@@ -119,7 +119,7 @@ export async function findHeldJob(em: EntityManager, deliveryId: string, riderId
     lat: number | null;
     lng: number | null;
     offered: boolean;
-  }>({ ...HELD_JOB, values: [deliveryId, riderId] });
+  }>({ ...JOB_FOR_STEP, values: [deliveryId, riderId] });
   const row = rows[0];
   const position = { lat: row?.lat ?? null, lng: row?.lng ?? null };
   if (!row?.id || !(row.rider_id === riderId || (row.rider_id === null && row.offered))) return { job: null, position };

@@ -1,12 +1,12 @@
 import { Router, type Request, type Response } from 'express';
 import { DeliverySchema, DeliveryStopSchema } from '../../db/entities';
 import {
-  findHeldJob,
+  findJobForStep,
   offerToAccept,
   recordRiderPosition,
   riderJobView,
   riderOffers,
-  type HeldJob,
+  type JobForStep,
   type RiderJobView,
   type RiderPosition,
 } from '../../db/rider-reads';
@@ -40,14 +40,14 @@ export function createRiderRouter(deps: AppDeps): Router {
    * them), and where the rider last was, in one round trip: both are on the path from the rider's
    * tap to the partner's webhook.
    */
-  async function heldJob(req: Request, res: Response): Promise<{ delivery: HeldJob; position: RiderPosition }> {
+  async function jobForStep(req: Request, res: Response): Promise<{ delivery: JobForStep; position: RiderPosition }> {
     const id = requireUuid(req.params.id as string, 'Unknown delivery');
-    const { job, position } = await findHeldJob(orm.em, id, riderOf(res).riderId);
+    const { job, position } = await findJobForStep(orm.em, id, riderOf(res).riderId);
     if (!job) throw ApiError.notFound('This delivery is not yours');
     return { delivery: job, position };
   }
 
-  function requireStatus(delivery: HeldJob, expected: string, what: string): void {
+  function requireStatus(delivery: JobForStep, expected: string, what: string): void {
     if (delivery.status !== expected) {
       throw ApiError.badRequest(`Cannot ${what} while the delivery is ${delivery.status}`, { status: delivery.status });
     }
@@ -105,7 +105,7 @@ export function createRiderRouter(deps: AppDeps): Router {
   });
 
   router.post('/rider/deliveries/:id/pickup', async (req, res) => {
-    const { delivery, position } = await heldJob(req, res);
+    const { delivery, position } = await jobForStep(req, res);
     requireStatus(delivery, 'accepted', 'pick up');
     const { riderId } = riderOf(res);
     await sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(pickupUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
@@ -113,7 +113,7 @@ export function createRiderRouter(deps: AppDeps): Router {
   });
 
   router.post('/rider/deliveries/:id/depart', async (req, res) => {
-    const { delivery, position } = await heldJob(req, res);
+    const { delivery, position } = await jobForStep(req, res);
     requireStatus(delivery, 'picked_up', 'depart');
     const { riderId } = riderOf(res);
     await sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(departUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
@@ -121,7 +121,7 @@ export function createRiderRouter(deps: AppDeps): Router {
   });
 
   router.post('/rider/deliveries/:id/stops/:index/complete', async (req, res) => {
-    const { delivery, position } = await heldJob(req, res);
+    const { delivery, position } = await jobForStep(req, res);
     requireStatus(delivery, 'in_transit', 'complete a stop');
     const index = Number(req.params.index);
     // This stop and the ones before it, in one read: the order is checked before the proof, so a
@@ -149,7 +149,7 @@ export function createRiderRouter(deps: AppDeps): Router {
   });
 
   router.post('/rider/deliveries/:id/deliver', async (req, res) => {
-    const { delivery, position } = await heldJob(req, res);
+    const { delivery, position } = await jobForStep(req, res);
     requireStatus(delivery, 'in_transit', 'deliver');
     const pending = await orm.em.fork().count(DeliveryStopSchema, { deliveryId: delivery.id, status: 'pending' });
     if (pending > 0) throw ApiError.badRequest('Every additional stop must be handed over first', { status: delivery.status });
