@@ -63,6 +63,9 @@ function cpuByTree(roots) {
  * core). A child that ends meanwhile keeps its time in the tree through its parent (a PostgreSQL
  * backend that served a floor's connections and closed with it); one started meanwhile counts
  * from zero.
+ * @template {string} Name
+ * @param {Record<Name, number | null | undefined>} roots the root pid of each tree, by name
+ * @returns {{ stop(): Record<Name | 'bench', number> }}
  */
 export function accountCpu(roots) {
   const before = cpuByTree(roots);

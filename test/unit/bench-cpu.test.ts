@@ -1,0 +1,157 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { accountCpu, costPerRequest, postmasterOf, untilQuiet } from '../../bench/lib/cpu.mjs';
+
+// The CPU account reads /proc, so these tests need Linux.
+const onLinux = process.platform === 'linux' ? describe : describe.skip;
+
+/**
+ * A child node process that burns `burnMs` of CPU, says how much CPU it used in all (its start-up
+ * included), then idles until its stdin closes and exits.
+ */
+const burner = (burnMs: number) => `
+  const used = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+  let x = 0;
+  while (used() < ${burnMs}) for (let i = 0; i < 1e5; i++) x += Math.sqrt(i);
+  process.stdin.on('end', () => process.exit(0)).resume();
+  process.stdout.write(JSON.stringify({ cpuMs: used(), x: x > 0 }));
+`;
+
+const firstLine = (child: ChildProcess) =>
+  new Promise<string>((resolve, reject) => {
+    child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8')));
+    child.once('error', reject);
+  });
+const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
+
+onLinux('accountCpu', () => {
+  it('counts a child’s CPU while it runs, and keeps it in the tree through its parent after the child ended', async () => {
+    // The test process is the tree's root; its own CPU is in both the tree and `bench`, so the
+    // tree's share less `bench` is the child's.
+    const opened = performance.now();
+    const account = accountCpu({ tree: process.pid });
+    const child = spawn(process.execPath, ['-e', burner(300)], { stdio: ['pipe', 'pipe', 'inherit'] });
+    try {
+      const { cpuMs } = JSON.parse(await firstLine(child)) as { cpuMs: number };
+      expect(cpuMs).toBeGreaterThanOrEqual(300);
+
+      const live = account.stop();
+      const liveSeconds = (performance.now() - opened) / 1000;
+      expect(Object.keys(live).sort()).toEqual(['bench', 'tree']);
+      expect((live.tree - live.bench) * liveSeconds).toBeCloseTo(cpuMs / 1000, 1);
+
+      child.stdin!.end();
+      await exited(child);
+      expect(existsSync(`/proc/${child.pid}`)).toBe(false);
+
+      const ended = account.stop();
+      const endedSeconds = (performance.now() - opened) / 1000;
+      expect((ended.tree - ended.bench) * endedSeconds).toBeCloseTo(cpuMs / 1000, 1);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('counts nothing for a tree with no root process, and still counts the bench itself', () => {
+    // 2^22 + 1 is above the largest pid Linux hands out.
+    const shares = accountCpu({ none: 0, unknown: null, gone: 2 ** 22 + 1 }).stop();
+    expect(shares).toEqual({ none: 0, unknown: 0, gone: 0, bench: expect.any(Number) });
+    expect(shares.bench).toBeGreaterThanOrEqual(0);
+  });
+});
+
+describe('costPerRequest', () => {
+  it('gives the servers’ CPU milliseconds per request, leaving out the load generator', () => {
+    // 0.5 + 0.25 cores for 10 s is 7.5 CPU seconds, over 1000 requests.
+    expect(costPerRequest({ api: 0.5, worker: 0.25, bench: 1.5 }, 10, 1000)).toBe(7.5);
+    expect(costPerRequest({ api: 1, postgres: 0.2, bench: 0 }, 2, 400)).toBeCloseTo(6, 10);
+    expect(costPerRequest({ bench: 1.9 }, 10, 1000)).toBe(0);
+  });
+
+  it('has no cost when there were no requests', () => {
+    expect(costPerRequest({ api: 0.5, bench: 1 }, 10, 0)).toBeNull();
+  });
+});
+
+onLinux('postmasterOf', () => {
+  let folder: string;
+  beforeAll(() => {
+    folder = mkdtempSync(path.join(tmpdir(), 'bench-cpu-'));
+  });
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  it('finds no server for a data folder no process names', () => {
+    expect(postmasterOf(path.join(folder, 'postgres'))).toBeNull();
+  });
+
+  it('finds the process whose command line is postgres on that data folder, not another that names the folder', async () => {
+    const dataDir = path.join(folder, 'data');
+    const idleNode = (args: string[]) => spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30_000)', ...args], { stdio: 'ignore' });
+    const started = (child: ChildProcess) => new Promise((resolve, reject) => child.once('spawn', resolve).once('error', reject));
+    const other = idleNode(['backup', dataDir]);
+    const server = idleNode(['postgres', '-D', dataDir]);
+    try {
+      await Promise.all([started(other), started(server)]);
+      expect(postmasterOf(dataDir)).toBe(server.pid);
+      expect(postmasterOf(path.join(folder, 'elsewhere'))).toBeNull();
+    } finally {
+      other.kill();
+      server.kill();
+      await Promise.all([exited(other), exited(server)]);
+    }
+  });
+});
+
+onLinux('untilQuiet', () => {
+  it('returns at once, after one second’s look, when the stack is idle', async () => {
+    const idle = spawn('sleep', ['30'], { stdio: 'ignore' });
+    try {
+      await new Promise((resolve, reject) => idle.once('spawn', resolve).once('error', reject));
+      const started = performance.now();
+      const busySeconds = await untilQuiet(() => accountCpu({ idle: idle.pid }), { maxSeconds: 10 });
+      expect(busySeconds).toBeLessThan(0.01);
+      expect(performance.now() - started).toBeLessThan(2000);
+    } finally {
+      idle.kill();
+      await exited(idle);
+    }
+  });
+});
+
+describe('untilQuiet, on an account that reports given shares', () => {
+  beforeEach(() => jest.useFakeTimers());
+  afterEach(() => jest.useRealTimers());
+
+  /** An account factory whose n-th span reports the n-th shares (the last one from then on). */
+  const reporting = (...spans: Array<Record<string, number>>) => {
+    let opened = 0;
+    return () => {
+      const shares = spans[Math.min(opened++, spans.length - 1)]!;
+      return { stop: () => shares };
+    };
+  };
+  /** What `promise` settled with once `seconds` have passed, or 'still waiting'. */
+  const after = async <T>(seconds: number, promise: Promise<T>) => {
+    await jest.advanceTimersByTimeAsync(seconds * 1000);
+    return Promise.race([promise, Promise.resolve('still waiting')]);
+  };
+
+  it('waits while the stack’s processes together use a share of a core at or over the limit', async () => {
+    const account = reporting({ api: 0.1, worker: 0.1, bench: 0 }, { api: 0.15, bench: 0 }, { api: 0.05, worker: 0.05, bench: 0 });
+    const quiet = untilQuiet(account, { below: 0.15 });
+    expect(await after(2, quiet)).toBe('still waiting');
+    expect(await after(1, quiet)).toBe(2);
+  });
+
+  it('does not count the load generator’s own CPU as the stack being busy', async () => {
+    const account = reporting({ api: 0.01, bench: 1.9 });
+    expect(await after(1, untilQuiet(account))).toBe(0);
+  });
+
+  it('gives up after maxSeconds on a stack that stays busy', async () => {
+    const account = reporting({ worker: 1.5, bench: 0 });
+    expect(await after(4, untilQuiet(account, { maxSeconds: 3 }))).toBe(3);
+  });
+});
