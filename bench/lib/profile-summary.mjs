@@ -14,6 +14,9 @@ function owner(url) {
 /**
  * `window`: [from, to] in microseconds of the monotonic clock (process.hrtime), the clock the
  * profile's own timestamps use, so a summary can cover one load phase and not the start-up.
+ * @param {string} file
+ * @param {{ top?: number, window?: [number, number] | null }} [options]
+ * @returns {string}
  */
 export function summariseProfile(file, { top = 25, window = null } = {}) {
   const profile = JSON.parse(readFileSync(file, 'utf8'));
