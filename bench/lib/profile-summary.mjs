@@ -1,6 +1,7 @@
 // Reads a V8 .cpuprofile (from `node --cpu-prof`) and lists where the time went: the hottest
 // functions by self time, and self time by package (or our own folder).
-import { readFileSync } from 'node:fs';
+import { readFileSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 
 function owner(url) {
   if (!url) return '(native / V8)';
@@ -52,8 +53,21 @@ export function summariseProfile(file, { top = 25, window = null } = {}) {
   return lines.join('\n');
 }
 
+/**
+ * Whether node was started on this file. The module's URL is percent-encoded and its links are
+ * resolved; the script's path as given is neither, so the two are compared as files.
+ */
+function runAsScript() {
+  try {
+    return Boolean(process.argv[1]) && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    // No such file: `node -e` puts its first argument there.
+    return false;
+  }
+}
+
 // `node bench/lib/profile-summary.mjs file.cpuprofile` prints one summary.
-if (process.argv[1] && import.meta.url === `file://${process.argv[1]}`) {
+if (runAsScript()) {
   const [file, top = '25', from, to] = process.argv.slice(2);
   process.stdout.write(`${summariseProfile(file, { top: Number(top), window: from ? [Number(from), Number(to)] : null })}\n`);
 }

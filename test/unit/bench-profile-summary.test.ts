@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { summariseProfile } from '../../bench/lib/profile-summary.mjs';
@@ -121,5 +121,17 @@ describe('summariseProfile', () => {
         '',
       ].join('\n'),
     );
+  });
+
+  it('prints the summary from a checkout whose path has a space in it, or is reached through a link', () => {
+    const spaced = path.join(folder, 'parcel service');
+    mkdirSync(spaced);
+    copyFileSync(path.join(root, 'bench', 'lib', 'profile-summary.mjs'), path.join(spaced, 'profile-summary.mjs'));
+    symlinkSync(spaced, path.join(folder, 'linked'));
+    for (const script of [path.join(spaced, 'profile-summary.mjs'), path.join(folder, 'linked', 'profile-summary.mjs')]) {
+      const printed = spawnSync(process.execPath, [script, file, '1'], { encoding: 'utf8', timeout: 30_000 });
+      expect({ script, status: printed.status, stderr: printed.stderr }).toEqual({ script, status: 0, stderr: '' });
+      expect(printed.stdout).toMatch(/^  1\.0 s sampled\n/);
+    }
   });
 });
