@@ -1,8 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { accountCpu, costPerRequest, postmasterOf, untilQuiet } from '../../bench/lib/cpu.mjs';
+import { exited, firstOutput, spawned } from '../helpers/child-process';
+import { eventually } from '../helpers/http';
 
 // The CPU account reads /proc, so these tests need Linux.
 const onLinux = process.platform === 'linux' ? describe : describe.skip;
@@ -19,17 +21,6 @@ const burner = (burnMs: number) => `
   process.stdout.write(JSON.stringify({ cpuMs: used(), x: x > 0 }));
 `;
 
-const firstLine = (child: ChildProcess) =>
-  new Promise<string>((resolve, reject) => {
-    child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString('utf8')));
-    child.once('error', reject);
-  });
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : child.once('exit', () => resolve())));
-/** Resolves once `done()` holds, looking every 10 ms. */
-const until = async (done: () => boolean) => {
-  while (!done()) await new Promise((resolve) => setTimeout(resolve, 10));
-};
-
 onLinux('accountCpu', () => {
   it('counts a child’s CPU while it runs, and keeps it in the tree through its parent after the child ended', async () => {
     // The tree's root is a shell that runs the burner, then sleeps: the shell's own CPU is next to
@@ -39,7 +30,7 @@ onLinux('accountCpu', () => {
     const account = accountCpu({ tree: shell.pid });
     const opened = performance.now();
     try {
-      const { cpuMs } = JSON.parse(await firstLine(shell)) as { cpuMs: number };
+      const { cpuMs } = JSON.parse(await firstOutput(shell)) as { cpuMs: number };
       expect(cpuMs).toBeGreaterThanOrEqual(300);
 
       const live = account.stop();
@@ -49,7 +40,7 @@ onLinux('accountCpu', () => {
 
       // The burner exits once its stdin closes; the shell goes on, as `sleep`, with its time.
       shell.stdin!.end();
-      await until(() => !readFileSync(`/proc/${shell.pid}/cmdline`, 'utf8').includes(process.execPath));
+      await eventually(async () => !readFileSync(`/proc/${shell.pid}/cmdline`, 'utf8').includes(process.execPath), 5_000, 'the burner to end');
 
       const ended = account.stop();
       const endedSeconds = (performance.now() - opened) / 1000;
@@ -95,11 +86,10 @@ onLinux('postmasterOf', () => {
   it('finds the process whose command line is postgres on that data folder, not another that names the folder', async () => {
     const dataDir = path.join(folder, 'data');
     const idleNode = (args: string[]) => spawn(process.execPath, ['-e', 'setTimeout(() => {}, 30_000)', ...args], { stdio: 'ignore' });
-    const started = (child: ChildProcess) => new Promise((resolve, reject) => child.once('spawn', resolve).once('error', reject));
     const other = idleNode(['backup', dataDir]);
     const server = idleNode(['postgres', '-D', dataDir]);
     try {
-      await Promise.all([started(other), started(server)]);
+      await Promise.all([spawned(other), spawned(server)]);
       expect(postmasterOf(dataDir)).toBe(server.pid);
       expect(postmasterOf(path.join(folder, 'elsewhere'))).toBeNull();
     } finally {
@@ -114,7 +104,7 @@ onLinux('untilQuiet', () => {
   it('returns at once, after one second’s look, when the stack is idle', async () => {
     const idle = spawn('sleep', ['30'], { stdio: 'ignore' });
     try {
-      await new Promise((resolve, reject) => idle.once('spawn', resolve).once('error', reject));
+      await spawned(idle);
       const started = performance.now();
       const busySeconds = await untilQuiet(() => accountCpu({ idle: idle.pid }), { maxSeconds: 10 });
       expect(busySeconds).toBeLessThan(0.01);

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { memoryOf, sampleMemory, serverPid } from '../../bench/lib/memory.mjs';
+import { exited, firstOutput } from '../helpers/child-process';
 
 // The memory readings come from /proc, so these tests need Linux.
 const onLinux = process.platform === 'linux' ? describe : describe.skip;
@@ -23,10 +24,7 @@ onLinux('memoryOf', () => {
     `;
     const child = spawn(process.execPath, ['--expose-gc', '-e', script], { stdio: ['pipe', 'pipe', 'inherit'] });
     try {
-      const told = JSON.parse(await new Promise<string>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString())))) as {
-        rssMb: number;
-        heldMb: number;
-      };
+      const told = JSON.parse(await firstOutput(child)) as { rssMb: number; heldMb: number };
       const { rssMb, peakMb } = memoryOf(child.pid!);
       expect(Math.abs(rssMb! - told.rssMb)).toBeLessThan(2);
       // The peak is at least what the child held with the 64 MB, and not much more.
@@ -35,7 +33,7 @@ onLinux('memoryOf', () => {
       expect(peakMb! - rssMb!).toBeGreaterThan(40);
     } finally {
       child.stdin!.end();
-      await new Promise((resolve) => child.once('exit', resolve));
+      await exited(child);
     }
   });
 
@@ -54,13 +52,13 @@ onLinux('serverPid', () => {
       process.stdin.on('end', () => { child.kill(); process.exit(0); }).resume();
     `], { stdio: ['pipe', 'pipe', 'inherit'] });
     try {
-      const childPid = Number(await new Promise<string>((resolve) => parent.stdout!.once('data', (chunk: Buffer) => resolve(chunk.toString()))));
+      const childPid = Number(await firstOutput(parent));
       expect(serverPid(parent.pid!)).toBe(childPid);
       expect(serverPid(childPid)).toBe(childPid);
       expect(serverPid(noSuchPid)).toBe(noSuchPid);
     } finally {
       parent.stdin!.end();
-      await new Promise((resolve) => (parent.exitCode !== null ? resolve(null) : parent.once('exit', resolve)));
+      await exited(parent);
     }
   });
 });
