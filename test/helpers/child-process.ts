@@ -17,3 +17,9 @@ export function firstOutput(child: ChildProcess): Promise<string> {
 export function exited(child: ChildProcess): Promise<void> {
   return new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 }
+
+/** A pid above the largest Linux hands out (2^22), so no process has it. */
+export const noSuchPid = 2 ** 22 + 1;
+
+/** `describe` for tests that read /proc, which only Linux has; skipped elsewhere. */
+export const describeOnLinux = process.platform === 'linux' ? describe : describe.skip;

@@ -3,11 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { accountCpu, costPerRequest, postmasterOf, untilQuiet } from '../../bench/lib/cpu.mjs';
-import { exited, firstOutput, spawned } from '../helpers/child-process';
+import { describeOnLinux, exited, firstOutput, noSuchPid, spawned } from '../helpers/child-process';
 import { eventually } from '../helpers/http';
-
-// The CPU account reads /proc, so these tests need Linux.
-const onLinux = process.platform === 'linux' ? describe : describe.skip;
 
 /**
  * A child node process that burns `burnMs` of CPU, says how much CPU it used in all (its start-up
@@ -21,7 +18,7 @@ const burner = (burnMs: number) => `
   process.stdout.write(JSON.stringify({ cpuMs: used(), x: x > 0 }));
 `;
 
-onLinux('accountCpu', () => {
+describeOnLinux('accountCpu', () => {
   it('counts a child’s CPU while it runs, and keeps it in the tree through its parent after the child ended', async () => {
     // The tree's root is a shell that runs the burner, then sleeps: the shell's own CPU is next to
     // nothing, so the tree's time is the burner's, alive and, once the shell has reaped it, ended.
@@ -52,8 +49,7 @@ onLinux('accountCpu', () => {
   });
 
   it('counts nothing for a tree with no root process, and still counts the bench itself', () => {
-    // 2^22 + 1 is above the largest pid Linux hands out.
-    const shares = accountCpu({ none: 0, unknown: null, gone: 2 ** 22 + 1 }).stop();
+    const shares = accountCpu({ none: 0, unknown: null, gone: noSuchPid }).stop();
     expect(shares).toEqual({ none: 0, unknown: 0, gone: 0, bench: expect.any(Number) });
     expect(shares.bench).toBeGreaterThanOrEqual(0);
   });
@@ -72,7 +68,7 @@ describe('costPerRequest', () => {
   });
 });
 
-onLinux('postmasterOf', () => {
+describeOnLinux('postmasterOf', () => {
   let folder: string;
   beforeAll(() => {
     folder = mkdtempSync(path.join(tmpdir(), 'bench-cpu-'));
@@ -100,7 +96,7 @@ onLinux('postmasterOf', () => {
   });
 });
 
-onLinux('untilQuiet', () => {
+describeOnLinux('untilQuiet', () => {
   it('returns at once, after one second’s look, when the stack is idle', async () => {
     const idle = spawn('sleep', ['30'], { stdio: 'ignore' });
     try {

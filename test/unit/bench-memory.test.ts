@@ -1,14 +1,10 @@
 import { spawn } from 'node:child_process';
 import { memoryOf, sampleMemory, serverPid } from '../../bench/lib/memory.mjs';
-import { exited, firstOutput } from '../helpers/child-process';
+import { describeOnLinux, exited, firstOutput, noSuchPid } from '../helpers/child-process';
 
-// The memory readings come from /proc, so these tests need Linux.
-const onLinux = process.platform === 'linux' ? describe : describe.skip;
-// 2^22 + 1 is above the largest pid Linux hands out.
-const noSuchPid = 2 ** 22 + 1;
 const megabytes = (bytes: number) => bytes / 1024 / 1024;
 
-onLinux('memoryOf', () => {
+describeOnLinux('memoryOf', () => {
   it('gives a process’s resident size now and its peak so far, in MB', async () => {
     // A child that took 64 MB and gave them back, then says what it held then and holds now. Its
     // own getrusage peak is no reference: Linux carries the parent's peak over to a spawned child.
@@ -42,7 +38,7 @@ onLinux('memoryOf', () => {
   });
 });
 
-onLinux('serverPid', () => {
+describeOnLinux('serverPid', () => {
   it('is the child a process started, or the process itself when it has none', async () => {
     // A parent of its own that starts one child and says its pid (the test process, run in band,
     // may have children of other tests).
@@ -63,7 +59,7 @@ onLinux('serverPid', () => {
   });
 });
 
-onLinux('sampleMemory', () => {
+describeOnLinux('sampleMemory', () => {
   it('gives the largest resident size of each process while it sampled, and 0 for one it could not read', () => {
     const sampler = sampleMemory({ self: process.pid, gone: noSuchPid }, 10);
     const before = megabytes(process.memoryUsage().rss);
