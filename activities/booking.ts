@@ -1,6 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { deliveryExists } from '../db/delivery-reads';
 import { DeliverySchema, DeliveryStopSchema, type Delivery } from '../db/entities';
 import { FINAL_DROP, hashHandoverCode } from '../domain/handover-code';
 import { isTerminal } from '../domain/lifecycle';
@@ -67,16 +68,17 @@ export function createBookingActivities({ orm, sms }: ActivityDeps) {
       textCodes?: boolean;
       bookedAt?: string;
     }): Promise<void> {
-      const em = orm.em.fork();
-      const delivery = await em.findOne(DeliverySchema, { id: deliveryId });
-      if (!delivery) {
+      if (!(await deliveryExists(orm.em, deliveryId))) {
         const message = 'The booking row is not committed';
         if (bookedAt && Date.now() - Date.parse(bookedAt) >= BOOKING_COMMIT_GRACE_SECONDS * 1000) {
           throw ApplicationFailure.nonRetryable(message, 'BookingNotFound');
         }
         throw ApplicationFailure.retryable(`${message} yet`, 'BookingNotFound');
       }
-      if (withCodes) await textCodes(em, delivery);
+      if (withCodes) {
+        const em = orm.em.fork();
+        await textCodes(em, await em.findOneOrFail(DeliverySchema, { id: deliveryId }));
+      }
     },
 
     /**

@@ -1,5 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { poolQuery } from '../db/pool-query';
 import type { LatLng } from '../domain/geo';
 import type { ActivityDeps } from './deps';
 
@@ -18,6 +19,22 @@ export async function claimRiderIn(em: EntityManager, deliveryId: string, riderI
 }
 
 /**
+ * Offers a job to the riders near its pickup: a bounding box first (index-friendly), then the
+ * exact great-circle distance. Every live booking runs it, so it is named and prepared.
+ */
+const OFFER = {
+  name: 'offer-to-nearby-riders',
+  text: `
+    insert into rider_offers (delivery_id, rider_id, expires_at)
+    select $1, r.id, $2::timestamptz from riders r
+    where r.online and not r.is_robo and r.active_delivery_id is null
+      and r.lat between $3 and $4 and r.lng between $5 and $6
+      and 6371.0088 * 2 * asin(sqrt(power(sin(radians(r.lat - $7) / 2), 2)
+          + cos(radians($7)) * cos(radians(r.lat)) * power(sin(radians(r.lng - $8) / 2), 2))) <= $9
+    on conflict (delivery_id, rider_id) do update set expires_at = excluded.expires_at`,
+};
+
+/**
  * Offers and rider claims. Dispatch knows nothing of partners: it sees a job at a pickup point,
  * so the consumer channel can share it.
  */
@@ -26,19 +43,11 @@ export function createDispatchActivities({ orm }: ActivityDeps) {
     /** Offers the job to online, free, live riders within `radiusKm` of the pickup. */
     async offerToNearbyRiders(input: { deliveryId: string; pickup: LatLng; radiusKm: number; expiresAt: string }): Promise<number> {
       const { pickup, radiusKm } = input;
-      // A bounding box first (index-friendly), then the exact great-circle distance.
       const dLat = radiusKm / 111.32;
       const dLng = radiusKm / (111.32 * Math.max(0.1, Math.cos((pickup.lat * Math.PI) / 180)));
-      const rows = await orm.em.fork().execute<{ rider_id: string }[]>(
-        `insert into rider_offers (delivery_id, rider_id, expires_at)
-         select ?, r.id, ?::timestamptz from riders r
-         where r.online and not r.is_robo and r.active_delivery_id is null
-           and r.lat between ? and ? and r.lng between ? and ?
-           and 6371.0088 * 2 * asin(sqrt(power(sin(radians(r.lat - ?) / 2), 2)
-               + cos(radians(?)) * cos(radians(r.lat)) * power(sin(radians(r.lng - ?) / 2), 2))) <= ?
-         on conflict (delivery_id, rider_id) do update set expires_at = excluded.expires_at
-         returning rider_id`,
-        [
+      const { rowCount } = await poolQuery(orm.em).query({
+        ...OFFER,
+        values: [
           input.deliveryId,
           input.expiresAt,
           pickup.lat - dLat,
@@ -46,12 +55,11 @@ export function createDispatchActivities({ orm }: ActivityDeps) {
           pickup.lng - dLng,
           pickup.lng + dLng,
           pickup.lat,
-          pickup.lat,
           pickup.lng,
           radiusKm,
         ],
-      );
-      return rows.length;
+      });
+      return rowCount ?? 0;
     },
 
     /**

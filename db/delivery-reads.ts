@@ -29,6 +29,13 @@ export async function deliveryVersion(
   return row ? { version: row.version, partnerId: row.partner_id, mode: row.mode } : null;
 }
 
+/** Whether a delivery's row is committed: the first step of every delivery workflow asks it. */
+const EXISTS_QUERY = { name: 'delivery-exists', text: 'select 1 from deliveries where id = $1' };
+
+export async function deliveryExists(em: EntityManager, id: string): Promise<boolean> {
+  return (await poolQuery(em).query({ ...EXISTS_QUERY, values: [id] })).rows.length === 1;
+}
+
 /**
  * Reads of whole deliveries (the row, its stops, its status trail and its rider) in ONE query:
  * Postgres assembles each delivery as a JSON document, so a read costs one round trip and no

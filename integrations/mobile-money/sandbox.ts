@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { poolQuery } from '../../db/pool-query';
 import {
   GatewayStoreUnavailableError,
   GatewayUnavailableError,
@@ -33,6 +34,32 @@ interface LedgerRow {
   settle_at: Date | string;
 }
 
+/**
+ * The ledger's statements, named and prepared on a client of the ORM's pool: every sandbox
+ * booking records a debit and settles it. Recording a debit returns its row, new or (for a
+ * retried request) as first recorded, in one round trip; a retry that races the first request's
+ * insert finds no row yet and is answered `pending`, which the first request's settling ends.
+ */
+const RECORD_DEBIT = {
+  name: 'sandbox-record-debit',
+  text: `
+    with recorded as (
+      insert into sandbox_momo_transactions (reference, phone, provider, amount, state, reason, settle_at)
+      values ($1, $2, $3, $4, $5, $6, now() + $7::integer * interval '1 millisecond')
+      on conflict (reference) do nothing
+      returning reference, state, reason, settle_at)
+    select * from recorded
+    union all
+    select reference, state, reason, settle_at from sandbox_momo_transactions
+    where reference = $1 and not exists (select 1 from recorded)`,
+};
+const ROW = { name: 'sandbox-debit', text: 'select reference, state, reason, settle_at from sandbox_momo_transactions where reference = $1' };
+const SETTLE = {
+  name: 'sandbox-settle-debit',
+  text: `update sandbox_momo_transactions set state = 'paid'
+         where reference = $1 and state = 'pending' and settle_at <= now() returning reference, state, reason, settle_at`,
+};
+
 export class SandboxNetwork implements MobileMoneyGateway {
   readonly name = 'sandbox';
   private listener: DebitSettledListener | undefined;
@@ -58,21 +85,19 @@ export class SandboxNetwork implements MobileMoneyGateway {
     }
     const declined = request.phone.endsWith(SANDBOX_NUMBERS.declines);
     const row = await this.ledger(async () => {
-      await this.deps.em().getConnection().execute(
-        `insert into sandbox_momo_transactions (reference, phone, provider, amount, state, reason, settle_at)
-         values (?, ?, ?, ?, ?, ?, now() + (? || ' milliseconds')::interval)
-         on conflict (reference) do nothing`,
-        [
+      const { rows } = await poolQuery(this.deps.em()).query<LedgerRow>({
+        ...RECORD_DEBIT,
+        values: [
           request.reference,
           request.phone,
           request.provider,
           request.amountPesewas,
           declined ? 'failed' : 'pending',
           declined ? 'Declined: insufficient funds in the wallet' : null,
-          String(this.deps.confirmMs),
+          this.deps.confirmMs,
         ],
-      );
-      return this.row(request.reference);
+      });
+      return rows[0];
     });
     if (row?.state === 'pending') {
       // The network confirms on its own a little later, like a customer approving on the phone.
@@ -90,14 +115,9 @@ export class SandboxNetwork implements MobileMoneyGateway {
 
   /** Confirms a due debit once; only the caller that flips it tells the listener. */
   private async settle(reference: string): Promise<DebitResult | null> {
-    const rows = await this.deps
-      .em()
-      .execute<LedgerRow[]>(
-        `update sandbox_momo_transactions set state = 'paid'
-         where reference = ? and state = 'pending' and settle_at <= now() returning *`,
-        [reference],
-      );
-    const row = rows[0];
+    const {
+      rows: [row],
+    } = await poolQuery(this.deps.em()).query<LedgerRow>({ ...SETTLE, values: [reference] });
     if (!row) return null;
     const result = this.result(row);
     await this.listener?.(reference, result);
@@ -114,10 +134,7 @@ export class SandboxNetwork implements MobileMoneyGateway {
   }
 
   private async row(reference: string): Promise<LedgerRow | undefined> {
-    const rows = await this.deps
-      .em()
-      .execute<LedgerRow[]>('select reference, state, reason, settle_at from sandbox_momo_transactions where reference = ?', [reference]);
-    return rows[0];
+    return (await poolQuery(this.deps.em()).query<LedgerRow>({ ...ROW, values: [reference] })).rows[0];
   }
 
   private result(row: LedgerRow): DebitResult {
