@@ -101,8 +101,17 @@ export async function loadDelivery(em: EntityManager, id: string): Promise<Deliv
   return (await loadVersionedDelivery(em, id))?.parts ?? null;
 }
 
-/** One delivery's parts and the version they were read at (see DELIVERY_VERSION_SQL). */
+const PARTS_QUERY = { name: 'delivery-parts', text: `${PARTS_SQL} where d.id = $1` };
+
+/**
+ * One delivery's parts and the version they were read at (see DELIVERY_VERSION_SQL). Inside a
+ * transaction they are read on its connection, so they include its own writes (a webhook body is
+ * frozen that way); otherwise by the prepared statement.
+ */
 export async function loadVersionedDelivery(em: EntityManager, id: string): Promise<{ parts: DeliveryParts; version: string } | null> {
-  const [row] = await em.execute<{ parts: Parameters<typeof toParts>[0]; version: string }[]>(`${PARTS_SQL} where d.id = ?`, [id]);
+  type PartsRow = { parts: Parameters<typeof toParts>[0]; version: string };
+  const [row] = em.isInTransaction()
+    ? await em.execute<PartsRow[]>(`${PARTS_SQL} where d.id = ?`, [id])
+    : (await poolQuery(em).query<PartsRow>({ ...PARTS_QUERY, values: [id] })).rows;
   return row ? { parts: toParts(row.parts), version: row.version } : null;
 }

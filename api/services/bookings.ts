@@ -3,6 +3,7 @@ import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/cli
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { loadDelivery } from '../../db/delivery-reads';
 import { transactionalOrFound } from '../../db/lost-commit';
+import { poolQuery } from '../../db/pool-query';
 import { deliveryView, type DeliveryResource } from '../../domain/delivery-view';
 import type { LatLng } from '../../domain/geo';
 import { priceRoute } from '../../domain/pricing';
@@ -71,12 +72,20 @@ async function readBack<T>(read: () => Promise<T>): Promise<T> {
   return read();
 }
 
+/** The account a booking is debited from, named or the default; prepared, as every booking asks. */
+const ACCOUNT_SQL = 'select id from payment_methods where partner_id = $1 and mode = $2 and deleted_at is null';
+const NAMED_ACCOUNT = { name: 'booking-named-account', text: `${ACCOUNT_SQL} and id = $3` };
+const DEFAULT_ACCOUNT = { name: 'booking-default-account', text: `${ACCOUNT_SQL} and is_default` };
+
 export function createBookingService({ orm, temporal, settings, routing }: AppDeps) {
   /** The id of the account to debit: the one named, else the partner's default in this mode. */
   async function chooseAccount(auth: PartnerAuth, paymentMethodId: string | undefined): Promise<string> {
-    const [account] = await orm.em.fork().execute<{ id: string }[]>(
-      `select id from payment_methods where partner_id = ? and mode = ? and deleted_at is null and ${paymentMethodId ? 'id = ?' : 'is_default'}`,
-      [auth.partnerId, auth.mode, ...(paymentMethodId ? [paymentMethodId] : [])],
+    const {
+      rows: [account],
+    } = await poolQuery(orm.em).query<{ id: string }>(
+      paymentMethodId
+        ? { ...NAMED_ACCOUNT, values: [auth.partnerId, auth.mode, paymentMethodId] }
+        : { ...DEFAULT_ACCOUNT, values: [auth.partnerId, auth.mode] },
     );
     if (account) return account.id;
     if (paymentMethodId) {
@@ -124,11 +133,15 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
       await transactionalOrFound(
         orm,
         async (tx) => {
+          // The row and its `pending` event in one statement: a round trip fewer in the transaction.
           await tx.execute(
-            `insert into deliveries (id, partner_id, mode, reference, payment_method_id, pickup_address, pickup_lat, pickup_lng,
-               dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone,
-               verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, created_at, updated_at)
-             values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+            `with delivery as (
+               insert into deliveries (id, partner_id, mode, reference, payment_method_id, pickup_address, pickup_lat, pickup_lng,
+                 dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone,
+                 verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, created_at, updated_at)
+               values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+               returning id, created_at)
+             insert into delivery_events (delivery_id, status, created_at) select id, 'pending', created_at from delivery`,
             [
               id, auth.partnerId, auth.mode, reference, accountId, body.pickup_address, body.pickup_lat, body.pickup_lng,
               body.dropoff_address, body.dropoff_lat, body.dropoff_lng, body.package_size, body.package_description ?? null,
@@ -144,7 +157,6 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
                 stop.package_size, stop.package_description ?? null],
             );
           }
-          await tx.execute(`insert into delivery_events (delivery_id, status, created_at) values (?, 'pending', ?)`, [id, now]);
           if (claim) await bindClaimedKey(tx, claim, id);
           await withinTemporalDeadline({ temporal, settings }, () => temporal.workflow.start('deliveryWorkflow', {
             workflowId: deliveryWorkflowId(id),
