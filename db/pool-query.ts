@@ -11,6 +11,8 @@ export interface PoolQuery {
  * the ORM's and knex's layers cost more than the query itself.
  */
 export function poolQuery(em: EntityManager): PoolQuery {
+  // A pool client is a second connection: it would not see the transaction's own writes.
+  if (em.isInTransaction()) throw new Error('poolQuery runs outside transactions; use the transaction\'s em.execute');
   const knex = em.getConnection().getKnex();
   return {
     async query<R extends QueryResultRow>(query: string | QueryConfig, values?: unknown[]) {
