@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { loadDelivery } from '../../db/delivery-reads';
+import { deliveryExists, loadDelivery } from '../../db/delivery-reads';
 import { transactionalOrFound } from '../../db/lost-commit';
 import { poolQuery } from '../../db/pool-query';
 import { deliveryView, type DeliveryResource } from '../../domain/delivery-view';
@@ -126,10 +126,7 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
       };
 
       // A booking whose COMMIT answer was lost is found and answered as booked.
-      const found = async (em: EntityManager) => {
-        const [row] = await em.execute('select 1 from deliveries where id = ?', [id]);
-        return row ? id : null;
-      };
+      const found = async (em: EntityManager) => ((await deliveryExists(em, id)) ? id : null);
       await transactionalOrFound(
         orm,
         async (tx) => {
