@@ -1,6 +1,5 @@
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { poolQuery } from '../db/pool-query';
+import { isUniqueViolation } from '../db/errors';
+import { poolQuery, type PoolQuery } from '../db/pool-query';
 import type { LatLng } from '../domain/geo';
 import type { ActivityDeps } from './deps';
 
@@ -9,13 +8,14 @@ import type { ActivityDeps } from './deps';
  * they now hold this one. The unique `active_delivery_id` makes the database refuse a second job
  * even if two accepts race on two deliveries (the caller maps that refusal to false).
  */
-export async function claimRiderIn(em: EntityManager, deliveryId: string, riderId: string): Promise<boolean> {
-  const rows = await em.execute<{ id: string }[]>(
-    `update riders set active_delivery_id = ?
-     where id = ? and (active_delivery_id is null or active_delivery_id = ?) returning id`,
-    [deliveryId, riderId, deliveryId],
-  );
-  return rows.length === 1;
+const CLAIM = {
+  name: 'rider-claim',
+  text: `update riders set active_delivery_id = $1
+         where id = $2 and (active_delivery_id is null or active_delivery_id = $1) returning id`,
+};
+
+export async function claimRiderIn(tx: PoolQuery, deliveryId: string, riderId: string): Promise<boolean> {
+  return (await tx.query({ ...CLAIM, values: [deliveryId, riderId] })).rows.length === 1;
 }
 
 /**
@@ -69,9 +69,9 @@ export function createDispatchActivities({ orm }: ActivityDeps) {
      */
     async claimRider({ deliveryId, riderId }: { deliveryId: string; riderId: string }): Promise<boolean> {
       try {
-        return await claimRiderIn(orm.em.fork(), deliveryId, riderId);
+        return await claimRiderIn(poolQuery(orm.em), deliveryId, riderId);
       } catch (error) {
-        if (error instanceof UniqueConstraintViolationException) return false;
+        if (isUniqueViolation(error)) return false;
         throw error;
       }
     },

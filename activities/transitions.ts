@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { loadDelivery } from '../db/delivery-reads';
+import { readVersionedDelivery } from '../db/delivery-reads';
+import { isUniqueViolation } from '../db/errors';
+import { poolTransaction, type PoolQuery } from '../db/pool-query';
 import { deliveryView, isoOffset } from '../domain/delivery-view';
 import { eventNameFor, isTerminal, type DeliveryStatus } from '../domain/lifecycle';
 import type { ActivityDeps } from './deps';
@@ -20,48 +20,56 @@ export interface TransitionRecord {
 }
 
 /**
+ * The status change in one statement: the delivery's row (its version moves, so cached answers
+ * are refreshed), the trail entry where it happened (the rider's last reported position when
+ * the record has none), the rider freed when the job is finished, and the webhook event's id
+ * when a retry already wrote it. A finished job's offers are not deleted (riders list only
+ * those of pending jobs), so a rider offered a job that is gone is told "taken" (409), not
+ * "never offered" (404).
+ */
+const WRITE_CHANGE = {
+  name: 'transition-write',
+  text: `
+    with rider as (select lat, lng from riders where id = $3),
+    changed as (
+      update deliveries set status = $2::text,
+        rider_id = case when $2::text = 'accepted' then coalesce($3, rider_id) else rider_id end,
+        updated_at = now(),
+        delivered_at = case when $2::text = 'delivered' then $4::timestamptz else delivered_at end
+      where id = $1),
+    trail as (
+      insert into delivery_events (delivery_id, status, lat, lng, created_at)
+      values ($1, $2::text,
+        case when ($5::float8 is null or $6::float8 is null) and $3 is not null then (select lat from rider) else $5 end,
+        case when ($5::float8 is null or $6::float8 is null) and $3 is not null then (select lng from rider) else $6 end,
+        $4::timestamptz)
+      on conflict (delivery_id, status) do nothing),
+    freed as (update riders set active_delivery_id = null where $7::boolean and active_delivery_id = $1)
+    select id from webhook_events where delivery_id = $1 and event = $8`,
+};
+
+const INSERT_EVENT = {
+  name: 'transition-webhook-event',
+  text: `insert into webhook_events (id, partner_id, mode, delivery_id, event, body, created_at) values ($1, $2, $3, $4, $5, $6, $7)`,
+};
+
+/**
  * Writes a status change and freezes its webhook body, inside the caller's transaction, so the
  * body carries the Delivery exactly as it was at the change. Safe to retry: the event and
  * callback are unique per (delivery, status).
  */
-export async function writeTransition(em: EntityManager, record: TransitionRecord, siteUrl: string): Promise<{ eventId: string | null }> {
-  const { deliveryId, status, riderId, at } = record;
-  let { lat, lng } = record;
-  if ((lat === null || lng === null) && riderId) {
-    const [rider] = await em.execute<{ lat: number | null; lng: number | null }[]>(
-      'select lat, lng from riders where id = ?',
-      [riderId],
-    );
-    lat = rider?.lat ?? null;
-    lng = rider?.lng ?? null;
-  }
-  await em.execute(
-    `update deliveries set status = ?, rider_id = coalesce(?, rider_id), updated_at = now(),
-       delivered_at = case when ? = 'delivered' then ?::timestamptz else delivered_at end
-     where id = ?`,
-    [status, status === 'accepted' ? riderId : null, status, at, deliveryId],
-  );
-  await em.execute(
-    `insert into delivery_events (delivery_id, status, lat, lng, created_at) values (?, ?, ?, ?, ?)
-     on conflict (delivery_id, status) do nothing`,
-    [deliveryId, status, lat, lng, at],
-  );
-  // A finished job frees its rider. Its offers are not deleted (riders list only those of pending
-  // jobs), so a rider who was offered a job that is gone is told "taken" (409), not "never offered" (404).
-  if (isTerminal(status)) {
-    await em.execute('update riders set active_delivery_id = null where active_delivery_id = ?', [deliveryId]);
-  }
-
+export async function writeTransition(tx: PoolQuery, record: TransitionRecord, siteUrl: string): Promise<{ eventId: string | null }> {
+  const { deliveryId, status, riderId, lat, lng, at } = record;
   const event = eventNameFor(status);
+  const { rows: existing } = await tx.query<{ id: string }>({
+    ...WRITE_CHANGE,
+    values: [deliveryId, status, riderId, at, lat, lng, isTerminal(status), event],
+  });
   if (!event) return { eventId: null };
-  const existing = await em.execute<{ id: string }[]>(
-    'select id from webhook_events where delivery_id = ? and event = ?',
-    [deliveryId, event],
-  );
   if (existing[0]) return { eventId: existing[0].id };
-  const parts = await loadDelivery(em, deliveryId);
-  if (!parts) throw new Error(`Delivery ${deliveryId} was not found`);
-  const { delivery } = parts;
+  const read = await readVersionedDelivery(tx, deliveryId);
+  if (!read) throw new Error(`Delivery ${deliveryId} was not found`);
+  const { parts } = read;
   const body = JSON.stringify({
     event,
     delivery_id: deliveryId,
@@ -70,11 +78,7 @@ export async function writeTransition(em: EntityManager, record: TransitionRecor
     data: deliveryView(parts, siteUrl),
   });
   const eventId = randomUUID();
-  await em.execute(
-    `insert into webhook_events (id, partner_id, mode, delivery_id, event, body, created_at)
-     values (?, ?, ?, ?, ?, ?, ?)`,
-    [eventId, delivery.partnerId, delivery.mode, deliveryId, event, body, at],
-  );
+  await tx.query({ ...INSERT_EVENT, values: [eventId, parts.delivery.partnerId, parts.delivery.mode, deliveryId, event, body, at] });
   return { eventId };
 }
 
@@ -82,7 +86,7 @@ export function createTransitionActivities({ orm, settings }: ActivityDeps) {
   return {
     /** A status change, recorded in one transaction (see writeTransition). */
     async recordTransition(record: TransitionRecord): Promise<{ eventId: string | null }> {
-      const recorded = await orm.em.fork().transactional((em) => writeTransition(em, record, settings.siteUrl));
+      const recorded = await poolTransaction(orm.em, (tx) => writeTransition(tx, record, settings.siteUrl));
       workerMetrics.transition(record.status);
       return recorded;
     },
@@ -96,14 +100,14 @@ export function createTransitionActivities({ orm, settings }: ActivityDeps) {
     async acceptJob(accept: Omit<TransitionRecord, 'status'> & { riderId: string }): Promise<{ claimed: boolean; eventId: string | null }> {
       const record: TransitionRecord = { ...accept, status: 'accepted' };
       try {
-        const accepted = await orm.em.fork().transactional(async (em) => {
-          if (!(await claimRiderIn(em, record.deliveryId, accept.riderId))) return { claimed: false, eventId: null };
-          return { claimed: true, ...(await writeTransition(em, record, settings.siteUrl)) };
+        const accepted = await poolTransaction(orm.em, async (tx) => {
+          if (!(await claimRiderIn(tx, record.deliveryId, accept.riderId))) return { claimed: false, eventId: null };
+          return { claimed: true, ...(await writeTransition(tx, record, settings.siteUrl)) };
         });
         if (accepted.claimed) workerMetrics.transition(record.status);
         return accepted;
       } catch (error) {
-        if (error instanceof UniqueConstraintViolationException) return { claimed: false, eventId: null };
+        if (isUniqueViolation(error)) return { claimed: false, eventId: null };
         throw error;
       }
     },

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Delivery, DeliveryEvent, DeliveryStop, Rider } from './entities';
 import type { DeliveryParts } from '../domain/delivery-view';
-import { poolQuery } from './pool-query';
+import { poolQuery, type PoolQuery } from './pool-query';
 
 /**
  * What a delivery's answers are built from, as one string that changes whenever they may: the
@@ -103,15 +103,17 @@ export async function loadDelivery(em: EntityManager, id: string): Promise<Deliv
 
 const PARTS_QUERY = { name: 'delivery-parts', text: `${PARTS_SQL} where d.id = $1` };
 
-/**
- * One delivery's parts and the version they were read at (see DELIVERY_VERSION_SQL). Inside a
- * transaction they are read on its connection, so they include its own writes (a webhook body is
- * frozen that way); otherwise by the prepared statement.
- */
+/** One delivery's parts and the version they were read at (see DELIVERY_VERSION_SQL). */
 export async function loadVersionedDelivery(em: EntityManager, id: string): Promise<{ parts: DeliveryParts; version: string } | null> {
+  return readVersionedDelivery(poolQuery(em), id);
+}
+
+/**
+ * The same on a given client: inside a transaction, its client, so the parts include the
+ * transaction's own writes (a webhook body is frozen that way).
+ */
+export async function readVersionedDelivery(client: PoolQuery, id: string): Promise<{ parts: DeliveryParts; version: string } | null> {
   type PartsRow = { parts: Parameters<typeof toParts>[0]; version: string };
-  const [row] = em.isInTransaction()
-    ? await em.execute<PartsRow[]>(`${PARTS_SQL} where d.id = ?`, [id])
-    : (await poolQuery(em).query<PartsRow>({ ...PARTS_QUERY, values: [id] })).rows;
+  const [row] = (await client.query<PartsRow>({ ...PARTS_QUERY, values: [id] })).rows;
   return row ? { parts: toParts(row.parts), version: row.version } : null;
 }

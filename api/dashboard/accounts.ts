@@ -3,6 +3,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../../config/logger';
 import type { Settings } from '../../config/settings';
 import { createPartner } from '../../db/accounts';
+import { isUniqueViolation } from '../../db/errors';
 import type { Mailer } from '../../integrations/email/mailer';
 import { hashPassword, verifyPassword } from './passwords';
 
@@ -99,7 +100,7 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
           return created.partnerId;
         } catch (error) {
           // Two sign-ups for one address at once: the loser is treated as a known address.
-          if ((error as { code?: string }).code !== '23505') throw error;
+          if (!isUniqueViolation(error)) throw error;
         }
       }
       const owner = existing ?? (await findByEmail(input.email));

@@ -10,13 +10,13 @@ export async function holdRow(orm: Orm, table: 'deliveries' | 'riders', id: stri
   const lock = await knex.transaction();
   await lock.raw(`select id from ${table} where id = ? for update`, [id]);
   return {
-    /** Resolves once a statement starting with `statement` is waiting on a lock. */
+    /** Resolves once a statement containing `statement` (alone or as a part of a larger one) is waiting on a lock. */
     waitingFor: (statement: string) =>
       eventually(
         async () => {
           const { rows } = await knex.raw(
             `select count(*)::int as waiting from pg_stat_activity where wait_event_type = 'Lock' and query like ?`,
-            [`${statement}%`],
+            [`%${statement}%`],
           );
           return rows[0].waiting > 0;
         },
