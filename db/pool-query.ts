@@ -13,16 +13,9 @@ export interface PoolQuery {
 export function poolQuery(em: EntityManager): PoolQuery {
   // A pool client is a second connection: it would not see the transaction's own writes.
   if (em.isInTransaction()) throw new Error('poolQuery runs outside transactions; use the transaction\'s em.execute');
-  const knex = em.getConnection().getKnex();
   return {
-    async query<R extends QueryResultRow>(query: string | QueryConfig, values?: unknown[]) {
-      const client = (await knex.client.acquireConnection()) as PoolClient;
-      try {
-        return await client.query<R>(query, values);
-      } finally {
-        await knex.client.releaseConnection(client);
-      }
-    },
+    query: <R extends QueryResultRow>(query: string | QueryConfig, values?: unknown[]) =>
+      withPoolClient(em, (client) => client.query<R>(query, values)),
   };
 }
 
@@ -33,9 +26,7 @@ export function poolQuery(em: EntityManager): PoolQuery {
  */
 export async function poolTransaction<T>(em: EntityManager, work: (tx: PoolQuery) => Promise<T>): Promise<T> {
   if (em.isInTransaction()) throw new Error('poolTransaction runs outside transactions');
-  const knex = em.getConnection().getKnex();
-  const client = (await knex.client.acquireConnection()) as PoolClient;
-  try {
+  return withPoolClient(em, async (client) => {
     await client.query('begin');
     let result: T;
     try {
@@ -47,6 +38,15 @@ export async function poolTransaction<T>(em: EntityManager, work: (tx: PoolQuery
     }
     await client.query('commit');
     return result;
+  });
+}
+
+/** Lends `work` one client of the ORM's pool, and takes it back however `work` ends. */
+async function withPoolClient<T>(em: EntityManager, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const knex = em.getConnection().getKnex();
+  const client = (await knex.client.acquireConnection()) as PoolClient;
+  try {
+    return await work(client);
   } finally {
     await knex.client.releaseConnection(client);
   }
