@@ -26,6 +26,7 @@ const HELP = `npm run bench [-- options]
   --temporal-db S         wal (default: the dev server's SQLite file in WAL mode, no fsync per commit),
                           file (the default journal, no WAL) or memory (BENCH_TEMPORAL_DB)
   --profile               run the API and worker with --cpu-prof; prints their hottest functions
+  --results FILE          where to write the results (BENCH_RESULTS, bench/results.json)
   BENCH_TEMPORAL_ARGS     more arguments for \`temporal server start-dev\`, space-separated, to try
                           dev server settings (say --dynamic-config-value key=value)`;
 
@@ -69,6 +70,7 @@ function parseOptions(argv) {
     rateLimitStore: String(flags['rate-limit-store'] ?? process.env.BENCH_RATE_LIMIT_STORE ?? 'postgres'),
     temporalDb: String(flags['temporal-db'] ?? process.env.BENCH_TEMPORAL_DB ?? 'wal'),
     profile: Boolean(flags.profile) || process.env.BENCH_PROFILE === '1',
+    resultsFile: path.resolve(String(flags.results ?? process.env.BENCH_RESULTS ?? path.join(root, 'bench', 'results.json'))),
   };
 }
 
@@ -378,8 +380,8 @@ async function main() {
       phases: windows,
       seconds: Math.round((Date.now() - started) / 1000),
     };
-    mkdirSync(path.join(root, 'bench'), { recursive: true });
-    writeFileSync(path.join(root, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+    mkdirSync(path.dirname(options.resultsFile), { recursive: true });
+    writeFileSync(options.resultsFile, `${JSON.stringify(results, null, 2)}\n`);
     await cleanup();
     process.stdout.write(`\n${renderReport(results)}\n\n`);
     if (options.profile) {
@@ -400,7 +402,8 @@ async function main() {
       }
       say(`CPU profiles in ${profileDir} (open them in Chrome DevTools, Performance tab).`);
     }
-    say(`Results in bench/results.json; the run took ${results.seconds} s.`);
+    const shown = options.resultsFile.startsWith(`${root}${path.sep}`) ? path.relative(root, options.resultsFile) : options.resultsFile;
+    say(`Results in ${shown}; the run took ${results.seconds} s.`);
     succeeded = true;
     return 0;
   } finally {
