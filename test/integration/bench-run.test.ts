@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -17,18 +17,17 @@ type Results = {
   peakMemory: { api: number; worker: number };
 };
 
-/** Runs `node scripts/bench.mjs` with `args`; resolves with its exit code and everything it printed. */
-function bench(args: string[]): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn('node', ['scripts/bench.mjs', ...args], {
-      env: { ...process.env, TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI, NODE_ENV: 'development' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => resolve({ code, output }));
+/**
+ * Runs `node scripts/bench.mjs` with `args` to its end: its exit code and everything it printed.
+ * A run that hangs is stopped at `timeoutMs` with SIGTERM, on which the bench stops its stack.
+ */
+function bench(args: string[], timeoutMs: number): { code: number | null; output: string } {
+  const run = spawnSync('node', ['scripts/bench.mjs', ...args], {
+    env: { ...process.env, TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI },
+    encoding: 'utf8',
+    timeout: timeoutMs,
   });
+  return { code: run.status, output: `${run.stdout}${run.stderr}${run.error ? `\n${run.error.message}` : ''}` };
 }
 
 // The whole harness as a user runs it (its own dev server, embedded PostgreSQL, API, worker and
@@ -36,11 +35,11 @@ function bench(args: string[]): Promise<{ code: number | null; output: string }>
 // say nothing about speed; what is checked is that each part drives the real stack without a
 // failure, so `npm run bench` keeps working on a fresh clone.
 describe('npm run bench', () => {
-  it('runs every scenario beside its floor against the real stack, without an error, and writes the results', async () => {
+  it('runs every scenario beside its floor against the real stack, without an error, and writes the results', () => {
     const resultsFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-')), 'results.json');
     const small = ['--seconds', '1', '--connections', '4', '--booking-connections', '2', '--track-connections', '4', '--track-deliveries', '2'];
     const e2e = ['--deliveries', '3', '--e2e-seconds', '2', '--step-ms', '100', '--samples', '2'];
-    const { code, output } = await bench(['--quick', ...small, ...e2e, '--results', resultsFile]);
+    const { code, output } = bench(['--quick', ...small, ...e2e, '--results', resultsFile], 270_000);
     expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
     expect(output).toMatch(/\| POST \/partner\/quotes +\| 4 +\|/);
     expect(output).toContain(`Results in ${resultsFile}`);
