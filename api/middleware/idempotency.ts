@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NextFunction, Request, Response } from 'express';
+import type { PoolQuery } from '../../db/pool-query';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
 import { partnerOf } from './partner-auth';
@@ -37,16 +37,18 @@ export function idempotencyClaimOf(res: Response): IdempotencyClaim | undefined 
   return res.locals.idempotencyClaim as IdempotencyClaim | undefined;
 }
 
+const BIND_KEY = {
+  name: 'idempotency-bind-key',
+  text: 'update idempotency_keys set resource_id = $1 where partner_id = $2 and mode = $3 and scope = $4 and key = $5',
+};
+
 /**
  * Ties the claimed key to what the request made, inside the transaction that makes it: once that
  * commits, a repeat of the request is answered with it, even if this request's answer is lost
  * (the COMMIT went through but its acknowledgement did not, and the partner was told 503).
  */
-export async function bindClaimedKey(tx: EntityManager, claim: IdempotencyClaim, resourceId: string): Promise<void> {
-  await tx.execute(
-    'update idempotency_keys set resource_id = ? where partner_id = ? and mode = ? and scope = ? and key = ?',
-    [resourceId, ...claim.ids],
-  );
+export async function bindClaimedKey(tx: PoolQuery, claim: IdempotencyClaim, resourceId: string): Promise<void> {
+  await tx.query({ ...BIND_KEY, values: [resourceId, ...claim.ids] });
 }
 
 /** JSON with object keys sorted, so the same fields in another order are the same body. */

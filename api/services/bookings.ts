@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import { deliveryExists, loadDelivery } from '../../db/delivery-reads';
-import { transactionalOrFound } from '../../db/lost-commit';
+import { readBackCommitted, transactionOrFound } from '../../db/lost-commit';
 import { poolQuery } from '../../db/pool-query';
 import { deliveryView, type DeliveryResource } from '../../domain/delivery-view';
 import type { LatLng } from '../../domain/geo';
@@ -61,21 +60,31 @@ export function routeOf(body: {
   ];
 }
 
-async function readBack<T>(read: () => Promise<T>): Promise<T> {
-  for (const wait of [100, 300, 1_000, 2_000, 4_000]) {
-    try {
-      return await read();
-    } catch {
-      await new Promise((resolve) => setTimeout(resolve, wait));
-    }
-  }
-  return read();
-}
-
 /** The account a booking is debited from, named or the default; prepared, as every booking asks. */
 const ACCOUNT_SQL = 'select id from payment_methods where partner_id = $1 and mode = $2 and deleted_at is null';
 const NAMED_ACCOUNT = { name: 'booking-named-account', text: `${ACCOUNT_SQL} and id = $3` };
 const DEFAULT_ACCOUNT = { name: 'booking-default-account', text: `${ACCOUNT_SQL} and is_default` };
+
+/**
+ * The row and its `pending` event in one statement, a round trip fewer in the transaction; named,
+ * so each connection plans it once. Booking is the API's hottest write.
+ */
+const INSERT_DELIVERY = {
+  name: 'booking-insert-delivery',
+  text: `with delivery as (
+      insert into deliveries (id, partner_id, mode, reference, payment_method_id, pickup_address, pickup_lat, pickup_lng,
+        dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone,
+        verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, created_at, updated_at)
+      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+      returning id, created_at)
+    insert into delivery_events (delivery_id, status, created_at) select id, 'pending', created_at from delivery`,
+};
+
+const INSERT_STOP = {
+  name: 'booking-insert-stop',
+  text: `insert into delivery_stops (delivery_id, position, dropoff_address, dropoff_lat, dropoff_lng, recipient_name,
+      recipient_phone, package_size, package_description) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+};
 
 export function createBookingService({ orm, temporal, settings, routing }: AppDeps) {
   /** The id of the account to debit: the one named, else the partner's default in this mode. */
@@ -126,33 +135,25 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
       };
 
       // A booking whose COMMIT answer was lost is found and answered as booked.
-      const found = async (em: EntityManager) => ((await deliveryExists(em, id)) ? id : null);
-      await transactionalOrFound(
-        orm,
+      const found = async () => ((await deliveryExists(orm.em, id)) ? id : null);
+      await transactionOrFound(
+        orm.em,
         async (tx) => {
-          // The row and its `pending` event in one statement: a round trip fewer in the transaction.
-          await tx.execute(
-            `with delivery as (
-               insert into deliveries (id, partner_id, mode, reference, payment_method_id, pickup_address, pickup_lat, pickup_lng,
-                 dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone,
-                 verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, created_at, updated_at)
-               values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-               returning id, created_at)
-             insert into delivery_events (delivery_id, status, created_at) select id, 'pending', created_at from delivery`,
-            [
+          await tx.query({
+            ...INSERT_DELIVERY,
+            values: [
               id, auth.partnerId, auth.mode, reference, accountId, body.pickup_address, body.pickup_lat, body.pickup_lng,
               body.dropoff_address, body.dropoff_lat, body.dropoff_lng, body.package_size, body.package_description ?? null,
               body.recipient_name, body.recipient_phone, input.verificationMethod, scheduledAt, fare.baseFare,
               fare.distanceMeters, fare.distanceFee, fare.serviceFee, fare.totalFare, now, now,
             ],
-          );
+          });
           for (const [position, stop] of (body.additional_stops ?? []).entries()) {
-            await tx.execute(
-              `insert into delivery_stops (delivery_id, position, dropoff_address, dropoff_lat, dropoff_lng, recipient_name,
-                 recipient_phone, package_size, package_description) values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-              [id, position, stop.dropoff_address, stop.dropoff_lat, stop.dropoff_lng, stop.recipient_name, stop.recipient_phone,
-                stop.package_size, stop.package_description ?? null],
-            );
+            await tx.query({
+              ...INSERT_STOP,
+              values: [id, position, stop.dropoff_address, stop.dropoff_lat, stop.dropoff_lng, stop.recipient_name,
+                stop.recipient_phone, stop.package_size, stop.package_description ?? null],
+            });
           }
           if (claim) await bindClaimedKey(tx, claim, id);
           await withinTemporalDeadline({ temporal, settings }, () => temporal.workflow.start('deliveryWorkflow', {
@@ -173,8 +174,7 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
         found,
       );
       deliveriesBooked.inc({ mode: auth.mode });
-      // The booking is committed: an error now would tell the partner to book again, so the read-back waits out a Postgres blip.
-      const parts = await readBack(() => loadDelivery(orm.em.fork(), id));
+      const parts = await readBackCommitted(() => loadDelivery(orm.em.fork(), id));
       if (!parts) throw new Error('A committed booking could not be read back');
       return deliveryView(parts, settings.siteUrl);
     },

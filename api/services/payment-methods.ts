@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { PaymentMethodSchema, type PaymentMethod } from '../../db/entities';
-import { transactionalOrFound } from '../../db/lost-commit';
+import { readBackCommitted, transactionOrFound } from '../../db/lost-commit';
 import type { KeyMode } from '../../domain/api-key';
 import { GatewayUnavailableError, type MobileMoneyGateway, type MobileMoneyProvider } from '../../integrations/mobile-money/gateway';
 import { ApiError } from '../errors';
@@ -67,32 +67,34 @@ export async function registerPaymentMethod(
   }
 
   const id = randomUUID();
-  return transactionalOrFound(
-    orm,
-    async (em) => {
+  const saved = async () => ((await orm.em.fork().findOne(PaymentMethodSchema, { id })) ? id : null);
+  await transactionOrFound(
+    orm.em,
+    async (tx) => {
       // Serialise registrations of one partner so "the first account is the default" holds under races.
-      await em.execute('select id from partners where id = ? for update', [partnerId]);
-      const [{ count }] = (await em.execute<{ count: string }[]>(
-        'select count(*) as count from payment_methods where partner_id = ? and mode = ? and deleted_at is null',
+      await tx.query('select id from partners where id = $1 for update', [partnerId]);
+      const { rows } = await tx.query<{ count: string }>(
+        'select count(*) as count from payment_methods where partner_id = $1 and mode = $2 and deleted_at is null',
         [partnerId, mode],
-      )) as [{ count: string }];
-      const isDefault = Number(count) === 0 || body.is_default === true;
+      );
+      const isDefault = Number(rows[0]?.count) === 0 || body.is_default === true;
       if (isDefault) {
-        await em.execute(
-          'update payment_methods set is_default = false where partner_id = ? and mode = ? and is_default and deleted_at is null',
+        await tx.query(
+          'update payment_methods set is_default = false where partner_id = $1 and mode = $2 and is_default and deleted_at is null',
           [partnerId, mode],
         );
       }
-      await em.execute(
+      await tx.query(
         `insert into payment_methods (id, partner_id, mode, provider, phone, account_name, is_default)
-         values (?, ?, ?, ?, ?, ?, ?)`,
+         values ($1, $2, $3, $4, $5, $6, $7)`,
         [id, partnerId, mode, body.provider, body.phone, resolved.accountName ?? body.account_name, isDefault],
       );
-      if (claim) await bindClaimedKey(em, claim, id);
-      return em.findOneOrFail(PaymentMethodSchema, { id });
+      if (claim) await bindClaimedKey(tx, claim, id);
+      return id;
     },
-    (em) => em.findOne(PaymentMethodSchema, { id }),
+    saved,
   );
+  return readBackCommitted(() => orm.em.fork().findOneOrFail(PaymentMethodSchema, { id }));
 }
 
 /** Soft removal; when the default goes, the oldest remaining account takes over (DESIGN section 9). */
