@@ -3,7 +3,7 @@ import { readVersionedDelivery } from '../db/delivery-reads';
 import { isUniqueViolation } from '../db/errors';
 import { poolTransaction, type PoolQuery } from '../db/pool-query';
 import { deliveryView, isoOffset } from '../domain/delivery-view';
-import { eventNameFor, isTerminal, type DeliveryStatus } from '../domain/lifecycle';
+import { canTransition, eventNameFor, isTerminal, type DeliveryStatus } from '../domain/lifecycle';
 import type { ActivityDeps } from './deps';
 import { claimRiderIn } from './dispatch';
 import { workerMetrics } from './metrics';
@@ -22,10 +22,13 @@ export interface TransitionRecord {
 /**
  * The status change in one statement: the delivery's row (its version moves, so cached answers
  * are refreshed), the trail entry where it happened (the rider's last reported position when
- * the record has none), the rider freed when the job is finished, and the webhook event's id
- * when a retry already wrote it. A finished job's offers are not deleted (riders list only
- * those of pending jobs), so a rider offered a job that is gone is told "taken" (409), not
- * "never offered" (404).
+ * the record has none), the rider freed when the job is finished, the job's offers withdrawn
+ * when it leaves `pending`, and the webhook event's id when a retry already wrote it.
+ *
+ * Withdrawn offers are expired, not deleted: a rider offered a job that is gone is told "taken"
+ * (409), not "never offered" (404). Expired, they drop out of the index that a rider's list of
+ * offers reads, so that list costs what the rider's live offers cost, not every job offered to
+ * them in the dispatch window (15 minutes, in which a busy town offers one rider hundreds).
  */
 const WRITE_CHANGE = {
   name: 'transition-write',
@@ -44,7 +47,8 @@ const WRITE_CHANGE = {
         case when ($5::float8 is null or $6::float8 is null) and $3 is not null then (select lng from rider) else $6 end,
         $4::timestamptz)
       on conflict (delivery_id, status) do nothing),
-    freed as (update riders set active_delivery_id = null where $7::boolean and active_delivery_id = $1)
+    freed as (update riders set active_delivery_id = null where $7::boolean and active_delivery_id = $1),
+    withdrawn as (update rider_offers set expires_at = now() where $9::boolean and delivery_id = $1 and expires_at > now())
     select id from webhook_events where delivery_id = $1 and event = $8`,
 };
 
@@ -63,7 +67,7 @@ export async function writeTransition(tx: PoolQuery, record: TransitionRecord, s
   const event = eventNameFor(status);
   const { rows: existing } = await tx.query<{ id: string }>({
     ...WRITE_CHANGE,
-    values: [deliveryId, status, riderId, at, lat, lng, isTerminal(status), event],
+    values: [deliveryId, status, riderId, at, lat, lng, isTerminal(status), event, canTransition('pending', status)],
   });
   if (!event) return { eventId: null };
   if (existing[0]) return { eventId: existing[0].id };

@@ -64,6 +64,40 @@ describe('delivery lifecycle over HTTP', () => {
     expect(record.body.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
   });
 
+  it('withdraws a job from every other rider once it is taken or cancelled, and tells a late accept it was taken', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const riderA = api(stack.baseUrl, (await makeRider(stack.orm, ACCRA.makola, 'Kwame Boateng')).riderToken);
+    const riderB = api(stack.baseUrl, (await makeRider(stack.orm, ACCRA.makola, 'Akosua Darko')).riderToken);
+    const offered = async (rider: ReturnType<typeof api>, id: string) =>
+      (await rider.get('/rider/offers')).body.some((o: { delivery_id: string }) => o.delivery_id === id);
+    // Offers still open, and offers made in all: a withdrawn offer is expired, not deleted.
+    const offers = async (id: string) => {
+      const [row] = await stack.orm.em.fork().execute<{ open: string; made: string }[]>(
+        'select count(*) filter (where expires_at > now()) as open, count(*) as made from rider_offers where delivery_id = ?',
+        [id],
+      );
+      return { open: Number(row?.open), made: Number(row?.made) };
+    };
+
+    const taken = await book(stack.baseUrl, partner.liveKey);
+    await eventually(async () => (await offered(riderA, taken.id)) && (await offered(riderB, taken.id)), 10_000, 'offers to both');
+    expect((await offers(taken.id)).open).toBeGreaterThanOrEqual(2);
+    expect((await riderA.post(`/rider/deliveries/${taken.id}/accept`)).status).toBe(200);
+    expect(await offered(riderB, taken.id)).toBe(false);
+    expect(await offers(taken.id)).toEqual({ open: 0, made: expect.any(Number) });
+    expect((await offers(taken.id)).made).toBeGreaterThanOrEqual(2);
+    const late = await riderB.post(`/rider/deliveries/${taken.id}/accept`);
+    expect(late.status).toBe(409);
+    expect(late.body.error.details).toEqual({ status: 'accepted' });
+
+    const cancelled = await book(stack.baseUrl, partner.liveKey);
+    await eventually(async () => offered(riderB, cancelled.id), 10_000, 'offer to B');
+    expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${cancelled.id}/cancel`)).status).toBe(200);
+    expect(await offers(cancelled.id)).toEqual({ open: 0, made: expect.any(Number) });
+    expect((await riderB.post(`/rider/deliveries/${cancelled.id}/accept`)).status).toBe(409);
+  });
+
   it('shows the rider the whole job, stops in visiting order, after every step', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
