@@ -20,7 +20,9 @@ export async function claimRiderIn(tx: PoolQuery, deliveryId: string, riderId: s
 
 /**
  * Offers a job to the riders near its pickup: a bounding box first (index-friendly), then the
- * exact great-circle distance. Every live booking runs it, so it is named and prepared.
+ * exact great-circle distance. Every live booking runs it, so it is named and prepared. A round
+ * that runs as the job is taken or cancelled offers nothing new and reopens no withdrawn offer
+ * (see WRITE_CHANGE in transitions.ts).
  */
 const OFFER = {
   name: 'offer-to-nearby-riders',
@@ -31,7 +33,9 @@ const OFFER = {
       and r.lat between $3 and $4 and r.lng between $5 and $6
       and 6371.0088 * 2 * asin(sqrt(power(sin(radians(r.lat - $7) / 2), 2)
           + cos(radians($7)) * cos(radians(r.lat)) * power(sin(radians(r.lng - $8) / 2), 2))) <= $9
-    on conflict (delivery_id, rider_id) do update set expires_at = excluded.expires_at`,
+      and exists (select 1 from deliveries d where d.id = $1 and d.status = 'pending')
+    on conflict (delivery_id, rider_id) do update set expires_at = excluded.expires_at
+      where rider_offers.expires_at > now()`,
 };
 
 /**

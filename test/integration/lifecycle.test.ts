@@ -85,8 +85,9 @@ describe('delivery lifecycle over HTTP', () => {
     expect((await offers(taken.id)).open).toBeGreaterThanOrEqual(2);
     expect((await riderA.post(`/rider/deliveries/${taken.id}/accept`)).status).toBe(200);
     expect(await offered(riderB, taken.id)).toBe(false);
-    expect(await offers(taken.id)).toEqual({ open: 0, made: expect.any(Number) });
-    expect((await offers(taken.id)).made).toBeGreaterThanOrEqual(2);
+    const afterAccept = await offers(taken.id);
+    expect(afterAccept.open).toBe(0);
+    expect(afterAccept.made).toBeGreaterThanOrEqual(2);
     const late = await riderB.post(`/rider/deliveries/${taken.id}/accept`);
     expect(late.status).toBe(409);
     expect(late.body.error.details).toEqual({ status: 'accepted' });
@@ -94,7 +95,9 @@ describe('delivery lifecycle over HTTP', () => {
     const cancelled = await book(stack.baseUrl, partner.liveKey);
     await eventually(async () => offered(riderB, cancelled.id), 10_000, 'offer to B');
     expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${cancelled.id}/cancel`)).status).toBe(200);
-    expect(await offers(cancelled.id)).toEqual({ open: 0, made: expect.any(Number) });
+    const afterCancel = await offers(cancelled.id);
+    expect(afterCancel.open).toBe(0);
+    expect(afterCancel.made).toBeGreaterThanOrEqual(1);
     expect((await riderB.post(`/rider/deliveries/${cancelled.id}/accept`)).status).toBe(409);
   });
 
