@@ -3,6 +3,7 @@ import { Migration20261121010000_dashboard } from './Migration20261121010000_das
 import { Migration20261121120000_rate_limit_counters } from './Migration20261121120000_rate_limit_counters';
 import { Migration20261123000000_sms_outbox_delivery } from './Migration20261123000000_sms_outbox_delivery';
 import { Migration20261124000000_idempotency_resource } from './Migration20261124000000_idempotency_resource';
+import { Migration20261125000000_pending_deliveries } from './Migration20261125000000_pending_deliveries';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
 export const migrationsList = [
@@ -11,4 +12,5 @@ export const migrationsList = [
   { name: 'Migration20261121120000_rate_limit_counters', class: Migration20261121120000_rate_limit_counters },
   { name: 'Migration20261123000000_sms_outbox_delivery', class: Migration20261123000000_sms_outbox_delivery },
   { name: 'Migration20261124000000_idempotency_resource', class: Migration20261124000000_idempotency_resource },
+  { name: 'Migration20261125000000_pending_deliveries', class: Migration20261125000000_pending_deliveries },
 ];
