@@ -26,9 +26,10 @@ export interface TransitionRecord {
  * when it leaves `pending`, and the webhook event's id when a retry already wrote it.
  *
  * Withdrawn offers are expired, not deleted: a rider offered a job that is gone is told "taken"
- * (409), not "never offered" (404). Expired, they drop out of the index that a rider's list of
- * offers reads, so that list costs what the rider's live offers cost, not every job offered to
- * them in the dispatch window (15 minutes, in which a busy town offers one rider hundreds).
+ * (409), not "never offered" (404). Expired, they drop out of the range of the rider's offers
+ * index that their list reads, so the list costs what the rider's live offers cost, not every
+ * job offered to them in the dispatch window (15 minutes, in which a busy town offers one rider
+ * hundreds).
  */
 const WRITE_CHANGE = {
   name: 'transition-write',
