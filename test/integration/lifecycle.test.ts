@@ -67,10 +67,10 @@ describe('delivery lifecycle over HTTP', () => {
   it('withdraws a job from every other rider once it is taken or cancelled, and tells a late accept it was taken', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
-    const riderA = api(stack.baseUrl, (await makeRider(stack.orm, ACCRA.makola, 'Kwame Boateng')).riderToken);
-    const riderB = api(stack.baseUrl, (await makeRider(stack.orm, ACCRA.makola, 'Akosua Darko')).riderToken);
-    const offered = async (rider: ReturnType<typeof api>, id: string) =>
-      (await rider.get('/rider/offers')).body.some((o: { delivery_id: string }) => o.delivery_id === id);
+    const riderA = await riderApp(stack.baseUrl, stack.orm, 'Kwame Boateng');
+    const riderB = await riderApp(stack.baseUrl, stack.orm, 'Akosua Darko');
+    const listedToB = async (id: string) =>
+      (await riderB.client.get('/rider/offers')).body.some((o: { delivery_id: string }) => o.delivery_id === id);
     // Offers still open, and offers made in all: a withdrawn offer is expired, not deleted.
     const offers = async (id: string) => {
       const [row] = await stack.orm.em.fork().execute<{ open: string; made: string }[]>(
@@ -81,24 +81,24 @@ describe('delivery lifecycle over HTTP', () => {
     };
 
     const taken = await book(stack.baseUrl, partner.liveKey);
-    await eventually(async () => (await offered(riderA, taken.id)) && (await offered(riderB, taken.id)), 10_000, 'offers to both');
+    await riderB.waitForOffer(taken.id);
     expect((await offers(taken.id)).open).toBeGreaterThanOrEqual(2);
-    expect((await riderA.post(`/rider/deliveries/${taken.id}/accept`)).status).toBe(200);
-    expect(await offered(riderB, taken.id)).toBe(false);
+    await riderA.take(taken.id); // answered 200, or it throws
+    expect(await listedToB(taken.id)).toBe(false);
     const afterAccept = await offers(taken.id);
     expect(afterAccept.open).toBe(0);
     expect(afterAccept.made).toBeGreaterThanOrEqual(2);
-    const late = await riderB.post(`/rider/deliveries/${taken.id}/accept`);
+    const late = await riderB.client.post(`/rider/deliveries/${taken.id}/accept`);
     expect(late.status).toBe(409);
     expect(late.body.error.details).toEqual({ status: 'accepted' });
 
     const cancelled = await book(stack.baseUrl, partner.liveKey);
-    await eventually(async () => offered(riderB, cancelled.id), 10_000, 'offer to B');
+    await riderB.waitForOffer(cancelled.id);
     expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${cancelled.id}/cancel`)).status).toBe(200);
     const afterCancel = await offers(cancelled.id);
     expect(afterCancel.open).toBe(0);
     expect(afterCancel.made).toBeGreaterThanOrEqual(1);
-    expect((await riderB.post(`/rider/deliveries/${cancelled.id}/accept`)).status).toBe(409);
+    expect((await riderB.client.post(`/rider/deliveries/${cancelled.id}/accept`)).status).toBe(409);
   });
 
   it('shows the rider the whole job, stops in visiting order, after every step', async () => {
