@@ -87,7 +87,11 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
         parts.delivery.id,
         (handle) => handle.executeUpdate(cancelUpdate),
         async () => (await loadDelivery(orm.em.fork(), parts.delivery.id))?.delivery.status ?? null,
-      );
+      ).catch((error: unknown) => {
+        // Another cancel ended the workflow after this one read `pending`: the delivery is
+        // cancelled, as asked, so this one is answered like any repeat (200).
+        if (!(error instanceof ApiError && error.details.status === 'cancelled')) throw error;
+      });
     }
     const fresh = await loadDelivery(orm.em.fork(), parts.delivery.id);
     res.json(deliveryView(fresh ?? parts, settings.siteUrl));

@@ -1,0 +1,92 @@
+import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner } from '../helpers/partners';
+import { api, eventually } from '../helpers/http';
+import { book, registerAccount } from '../helpers/bookings';
+import { deliveryWorkflowId } from '../../domain/reference';
+
+/**
+ * Holds the API's next Temporal Update until released: it puts a cancel between its read of the
+ * delivery and its message to the workflow, where another cancel can overtake it.
+ */
+class UpdateGate {
+  private armed: { reached: () => void; release: Promise<void> } | null = null;
+
+  /** Arms the gate; `reached` settles once an update waits at it, and `open` lets it through. */
+  arm(): { reached: Promise<void>; open: () => void } {
+    let reached!: () => void;
+    let open!: () => void;
+    const reachedPromise = new Promise<void>((resolve) => (reached = resolve));
+    this.armed = { reached, release: new Promise<void>((resolve) => (open = resolve)) };
+    return { reached: reachedPromise, open };
+  }
+
+  readonly interceptor: WorkflowClientInterceptor = {
+    startUpdate: async (input, next) => {
+      const held = this.armed;
+      this.armed = null;
+      if (held) {
+        held.reached();
+        await held.release;
+      }
+      return next(input);
+    },
+  };
+}
+
+const gate = new UpdateGate();
+let connection: Connection;
+let stack: TestStack;
+beforeAll(async () => {
+  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
+  const temporal = new Client({ connection, interceptors: { workflow: [gate.interceptor] } });
+  stack = await startTestStack({ appOverrides: { temporal } });
+});
+afterAll(async () => {
+  await stack?.close();
+  await connection?.close();
+});
+
+describe('a partner cancel', () => {
+  it('is answered 200 when another cancel ended the workflow after this one read the delivery pending', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const created = await book(stack.baseUrl, partner.liveKey);
+    const partnerApi = api(stack.baseUrl, partner.liveKey);
+
+    const held = gate.arm();
+    const late = partnerApi.post(`/partner/deliveries/${created.id}/cancel`);
+    await held.reached;
+    // The other cancel overtakes it, and with no callback to send the workflow then ends.
+    const first = await partnerApi.post(`/partner/deliveries/${created.id}/cancel`);
+    expect(first.status).toBe(200);
+    await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result();
+    held.open();
+
+    const answer = await late;
+    expect(answer.status).toBe(200);
+    expect(answer.body.status).toBe('cancelled');
+    expect(answer.body.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'cancelled']);
+  });
+
+  it('still refuses a delivery whose workflow ended in another status', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const created = await book(stack.baseUrl, partner.liveKey);
+    const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id));
+    const partnerApi = api(stack.baseUrl, partner.liveKey);
+    // Once the debit has settled the workflow mostly waits, so it is ended between its tasks.
+    await eventually(async () => (await partnerApi.get(`/partner/deliveries/${created.id}`)).body.payment_status === 'paid', 10_000, 'debit');
+
+    const held = gate.arm();
+    const late = partnerApi.post(`/partner/deliveries/${created.id}/cancel`);
+    await held.reached;
+    // The workflow ends while the record still says pending (an operator terminated it).
+    await handle.terminate('test: ended before the cancel reached it');
+    held.open();
+
+    const answer = await late;
+    expect(answer.status).toBe(400);
+    expect(answer.body.error).toMatchObject({ code: 'bad_request', details: { status: 'pending' } });
+  });
+});
