@@ -12,10 +12,27 @@ const withContext = winston.format((info) => {
 /** Keys whose values never reach a log line, whatever logs them. */
 const SECRET_KEYS = /^(authorization|password|api_key|apiKey|secret|webhook_secret|otp|code|token|cookie)$/i;
 
+/** How deep into logged objects secrets are looked for; deeper values are logged as they are. */
+const REDACT_DEPTH = 5;
+
+/**
+ * A copy of a logged value with every secret key's value replaced, at any depth (a request's
+ * `headers.authorization`, say). Plain objects and arrays are copied, never changed: they are the
+ * caller's own.
+ */
+function redacted(value: unknown, depth: number): unknown {
+  if (depth > REDACT_DEPTH || value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) return value.map((item) => redacted(item, depth + 1));
+  const proto = Object.getPrototypeOf(value) as unknown;
+  if (proto !== Object.prototype && proto !== null) return value;
+  const copy: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) copy[key] = SECRET_KEYS.test(key) ? '[redacted]' : redacted(item, depth + 1);
+  return copy;
+}
+
 const redactSecrets = winston.format((info) => {
-  for (const key of Object.keys(info)) {
-    if (SECRET_KEYS.test(key)) info[key] = '[redacted]';
-  }
+  // `info` is winston's own object for this line; the values under it may be the caller's.
+  for (const key of Object.keys(info)) info[key] = SECRET_KEYS.test(key) ? '[redacted]' : redacted(info[key], 1);
   return info;
 });
 
