@@ -126,14 +126,20 @@ function optional(env: Source, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-function number(env: Source, name: string, fallback: number, { min = 0, integer = false } = {}): number {
+function number(env: Source, name: string, fallback: number, { min = 0, max = Infinity, integer = false } = {}): number {
   const raw = env.vars[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isFinite(value) || value < min || (integer && !Number.isInteger(value))) {
-    return refuse(env, name, `expected ${integer ? 'an integer' : 'a number'} >= ${min}, got "${raw}"`, fallback);
+  if (!Number.isFinite(value) || value < min || value > max || (integer && !Number.isInteger(value))) {
+    const range = max === Infinity ? `>= ${min}` : `from ${min} to ${max}`;
+    return refuse(env, name, `expected ${integer ? 'an integer' : 'a number'} ${range}, got "${raw}"`, fallback);
   }
   return value;
+}
+
+/** A TCP port number, 0 to 65535; what 0 means is the setting's own (WORKER_METRICS_PORT: no metrics server). */
+function port(env: Source, name: string, fallback: number): number {
+  return number(env, name, fallback, { max: 65_535, integer: true });
 }
 
 function optionalInteger(env: Source, name: string): number | undefined {
@@ -148,12 +154,11 @@ function oneOf<T extends string>(env: Source, name: string, allowed: readonly T[
   return raw as T;
 }
 
+/** An http(s) address: `localhost:3000` parses as a URL of scheme `localhost:`, and is refused. */
 function url(env: Source, name: string, fallback: string): string {
   const raw = text(env, name, fallback);
-  try {
-    new URL(raw);
-  } catch {
-    return refuse(env, name, `expected a URL, got "${raw}"`, fallback);
+  if (!URL.canParse(raw) || !/^https?:$/.test(new URL(raw).protocol)) {
+    return refuse(env, name, `expected an http:// or https:// URL, got "${raw}"`, fallback);
   }
   return raw.replace(/\/+$/, '');
 }
@@ -188,7 +193,7 @@ export function loadSettings(vars: Env = process.env): Settings {
   if (!/^[A-Z0-9]{1,10}$/.test(referencePrefix)) {
     refuse(env, 'REFERENCE_PREFIX', 'expected 1 to 10 capital letters or digits', undefined);
   }
-  const port = number(env, 'PORT', 3000, { integer: true });
+  const apiPort = port(env, 'PORT', 3000);
   if (nodeEnv === 'production' && optional(env, 'SITE_URL') === undefined) {
     // The default below is this machine; a deployment's tracking links, callback bodies and
     // confirmation emails would all point at it.
@@ -196,9 +201,9 @@ export function loadSettings(vars: Env = process.env): Settings {
   }
   const settings: Settings = {
     nodeEnv,
-    port,
+    port: apiPort,
     // On the machine itself the site is the API's own port, so `PORT=3200` alone gives working links.
-    siteUrl: url(env, 'SITE_URL', `http://localhost:${port}`),
+    siteUrl: url(env, 'SITE_URL', `http://localhost:${apiPort}`),
     databaseUrl,
     databasePoolMax: number(env, 'DATABASE_POOL_MAX', 10, { min: 1, integer: true }),
     temporalAddress: text(env, 'TEMPORAL_ADDRESS', 'localhost:7233'),
@@ -252,7 +257,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     rateLimitAuthPerMinute: number(env, 'RATE_LIMIT_AUTH_PER_MINUTE', 10, { min: 1, integer: true }),
     otpMaxAttempts: number(env, 'OTP_MAX_ATTEMPTS', 5, { min: 1, integer: true }),
     otpLockSeconds: number(env, 'OTP_LOCK_SECONDS', 300, { min: 1 }),
-    workerMetricsPort: number(env, 'WORKER_METRICS_PORT', 0, { integer: true }),
+    workerMetricsPort: port(env, 'WORKER_METRICS_PORT', 0),
     workflowBundle: optional(env, 'WORKFLOW_BUNDLE'),
     workerMaxConcurrentActivities: optionalInteger(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES'),
     workerMaxConcurrentWorkflowTasks: optionalInteger(env, 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'),

@@ -40,6 +40,11 @@ describe('settings', () => {
     ['WEBHOOK_TIMEOUT_SECONDS', 'ten'],
     ['PAYMENT_GATEWAY', 'cash'],
     ['SITE_URL', 'not a url'],
+    // Parses as a URL of scheme `localhost:`; every tracking link would be broken.
+    ['SITE_URL', 'localhost:3000'],
+    ['PAYSTACK_BASE_URL', 'ftp://api.paystack.co'],
+    ['PORT', '70000'],
+    ['WORKER_METRICS_PORT', '65536'],
     ['NODE_ENV', 'staging'],
     ['DATABASE_URL', 'mysql://x'],
   ])('stops with a message naming %s when it is wrong', (name, value) => {
@@ -52,7 +57,7 @@ describe('settings', () => {
     expect(error.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'PORT', 'WEBHOOK_TIMEOUT_SECONDS']);
     expect(error.message.split('\n')).toEqual([
       'PAYMENT_GATEWAY: expected one of sandbox, paystack, got "cash"',
-      'PORT: expected an integer >= 0, got "abc"',
+      'PORT: expected an integer from 0 to 65535, got "abc"',
       'WEBHOOK_TIMEOUT_SECONDS: expected a number >= 0.1, got "ten"',
     ]);
   });
