@@ -143,24 +143,28 @@ describe('retrying a callback', () => {
     ]);
   });
 
-  it('counts a redirect as a failed attempt: the Location is never called, and the event is tried again', async () => {
+  // Any 2xx is success and anything else a failed attempt (contract: "a non-2xx response … is retried").
+  it.each([
+    ['a redirect (its Location never called)', 307, 204],
+    ['a 4xx', 410, 202],
+  ])('counts %s as a failed attempt and tries again until any 2xx', async (_what, first, then) => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
     const client = api(stack.baseUrl, partner.liveKey);
-    // A receiver that moved: its first answer sends the caller elsewhere, then it takes callbacks itself.
+    // A receiver whose first answer is `first` (a redirect sends the caller elsewhere), then `then`.
     const paths: string[] = [];
-    const moved = createServer((req, res) => {
+    const receiver = createServer((req, res) => {
       paths.push(req.url ?? '');
       req.resume();
       req.on('end', () => {
         if (req.url === '/hooks' && paths.filter((p) => p === '/hooks').length === 1) {
-          res.writeHead(307, { Location: `http://127.0.0.1:${(moved.address() as AddressInfo).port}/elsewhere` }).end();
-        } else res.writeHead(204).end();
+          res.writeHead(first, { Location: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/elsewhere` }).end();
+        } else res.writeHead(then).end();
       });
     });
-    await new Promise<void>((resolve) => moved.listen(0, '127.0.0.1', resolve));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     try {
-      const url = `http://127.0.0.1:${(moved.address() as AddressInfo).port}/hooks`;
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
       expect((await client.put('/partner/webhook', { webhook_url: url })).status).toBe(200);
       const deliveryId = await cancelledDelivery(partner.liveKey);
       await finished(deliveryId);
@@ -169,12 +173,12 @@ describe('retrying a callback', () => {
       const logged = await loggedCallback(client, deliveryId);
       expect(logged.state).toBe('delivered');
       expect(logged.attempts.map((a) => [a.attempt, a.status_code, a.error])).toEqual([
-        [2, 204, null],
-        [1, 307, 'HTTP 307'],
+        [2, then, null],
+        [1, first, `HTTP ${first}`],
       ]);
     } finally {
-      moved.closeAllConnections();
-      await new Promise((resolve) => moved.close(resolve));
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
     }
   });
 
