@@ -2,6 +2,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
+import { riderApp } from '../helpers/riders';
 import { startTestReceiver, type Arrival, type TestReceiver } from '../helpers/webhook-test-receiver';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { Value } from 'typebox/value';
@@ -115,6 +116,25 @@ describe('callbacks for each status change', () => {
     expect(body.event).toBe('delivery.cancelled');
     const record = (await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${created.id}`)).body;
     expect(body.data).toEqual({ ...record, payment_status: expect.stringMatching(/^(pending|paid)$/) });
+  });
+
+  it('sends delivery.cancelled after delivery.accepted when the partner cancels a job a rider holds', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const receiver = await receiverFor(partner.liveKey);
+    const rider = await riderApp(stack.baseUrl, stack.orm, 'Kwame Boateng');
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.take(created.id);
+    expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${created.id}/cancel`)).status).toBe(200);
+    await finished(created.id);
+
+    // Each change's callback is sent on its own, so they are compared in the order they happened.
+    const bodies = receiver
+      .arrivalsFor(created.id)
+      .map((arrival) => expectWellFormed(arrival, created.id))
+      .sort((a, b) => a.occurred_at.localeCompare(b.occurred_at));
+    expect(bodies.map((body) => body.event)).toEqual(['delivery.accepted', 'delivery.cancelled']);
+    expect(bodies[1]!.data).toMatchObject({ status: 'cancelled', rider_id: rider.riderId });
   });
 
   it('sends delivery.expired once when no rider takes the job in time', async () => {
