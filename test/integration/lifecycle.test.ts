@@ -64,6 +64,36 @@ describe('delivery lifecycle over HTTP', () => {
     expect(record.body.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
   });
 
+  it('offers a job with what a rider needs to decide, and answers 404 to an accept of a job never offered', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const near = await riderApp(stack.baseUrl, stack.orm, 'Kwabena Asare');
+    // Far beyond the widest dispatch radius (15 km): never offered a job at Makola.
+    const far = await riderApp(stack.baseUrl, stack.orm, 'Efua Mensah', { lat: 6.6885, lng: -1.6244 });
+    const created = await book(stack.baseUrl, partner.liveKey, { additional_stops: [stopBody()] });
+    await near.waitForOffer(created.id);
+
+    const offer = (await near.client.get('/rider/offers')).body.find((o: { delivery_id: string }) => o.delivery_id === created.id);
+    expect(offer).toEqual({
+      delivery_id: created.id,
+      pickup_address: created.pickup_address,
+      pickup_lat: created.pickup_lat,
+      pickup_lng: created.pickup_lng,
+      dropoff_address: created.dropoff_address,
+      stops_count: 1,
+      package_size: created.package_size,
+      distance_km: created.distance_km,
+      expires_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/),
+    });
+    expect(Date.parse(offer.expires_at)).toBeGreaterThan(Date.now());
+
+    const refused = await far.client.post(`/rider/deliveries/${created.id}/accept`);
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe('not_found');
+    // The refusal changed nothing: the rider it was offered to still takes it.
+    await near.take(created.id);
+  });
+
   it('withdraws a job from every other rider once it is taken or cancelled, and tells a late accept it was taken', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
