@@ -11,7 +11,7 @@ import { partnerOf } from '../middleware/partner-auth';
 import { storableText } from '../middleware/storable-text';
 import type { BookingRequest } from '../openapi/schemas';
 import { createBookingService } from '../services/bookings';
-import { sendDeliveryUpdate } from '../services/delivery-commands';
+import { refuseEnded, sendDeliveryUpdate } from '../services/delivery-commands';
 import { VersionedViewCache, sendJsonBytes } from '../services/view-cache';
 
 /** Booking, listing, fetching and cancelling a partner's deliveries. */
@@ -87,11 +87,10 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
         parts.delivery.id,
         (handle) => handle.executeUpdate(cancelUpdate),
         async () => (await loadDelivery(orm.em.fork(), parts.delivery.id))?.delivery.status ?? null,
-      ).catch((error: unknown) => {
         // Another cancel ended the workflow after this one read `pending`: the delivery is
         // cancelled, as asked, so this one is answered like any repeat (200).
-        if (!(error instanceof ApiError && error.details.status === 'cancelled')) throw error;
-      });
+        (ended) => (ended === 'cancelled' ? 'done' : refuseEnded(ended)),
+      );
     }
     const fresh = await loadDelivery(orm.em.fork(), parts.delivery.id);
     res.json(deliveryView(fresh ?? parts, settings.siteUrl));

@@ -100,7 +100,15 @@ export function createRiderRouter(deps: AppDeps): Router {
     if (offer.status !== 'pending') throw ApiError.conflict('This job is no longer available', { status: offer.status });
     if (offer.active_delivery_id && offer.active_delivery_id !== id) throw ApiError.conflict('Finish your current job first');
     const position = { lat: offer.lat, lng: offer.lng };
-    await sendDeliveryUpdate(deps, id, (h) => h.executeUpdate(acceptUpdate, { args: [{ riderId, ...position }] }), statusOf(id));
+    // A job whose workflow ended after the read above found it pending (cancelled or expired
+    // meanwhile) is no longer available, like one read so: 409.
+    await sendDeliveryUpdate(
+      deps,
+      id,
+      (h) => h.executeUpdate(acceptUpdate, { args: [{ riderId, ...position }] }),
+      statusOf(id),
+      (status) => ApiError.conflict('This job is no longer available', { status }),
+    );
     res.json(await jobView(id));
   });
 

@@ -7,6 +7,16 @@ import { ApiError } from '../errors';
 import { withinTemporalDeadline } from './temporal-deadline';
 
 /**
+ * What a command makes of a delivery whose workflow had already ended when the command reached it
+ * (the delivery's recorded status is given): an error to answer with, or `done` when the ended
+ * delivery is what the command asked for.
+ */
+export type WhenEnded = (status: string) => ApiError | 'done';
+
+/** The default: a finished delivery refuses every message, with its status in details. */
+export const refuseEnded: WhenEnded = (status) => ApiError.badRequest(`The delivery is ${status}`, { status });
+
+/**
  * Sends a message that needs an answer to a delivery workflow, as a Temporal Update, and maps a
  * refusal by its validator or handler to the contract's errors.
  */
@@ -15,9 +25,10 @@ export async function sendDeliveryUpdate(
   deliveryId: string,
   send: (handle: WorkflowHandle) => Promise<DeliveryState>,
   currentStatus: () => Promise<string | null>,
-): Promise<DeliveryState> {
+  whenEnded: WhenEnded = refuseEnded,
+): Promise<void> {
   try {
-    return await withinTemporalDeadline(deps, () => send(deps.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId))));
+    await withinTemporalDeadline(deps, () => send(deps.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId))));
   } catch (error) {
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       const failure = error.cause;
@@ -33,10 +44,12 @@ export async function sendDeliveryUpdate(
       }
     }
     if (error instanceof WorkflowNotFoundError || isCompletedError(error)) {
-      // The workflow has finished: the delivery is terminal and refuses every message.
+      // The workflow has finished, after the caller read the delivery: it may have just ended.
       const status = await currentStatus();
       if (status === null) throw ApiError.notFound('Unknown delivery');
-      throw ApiError.badRequest(`The delivery is ${status}`, { status });
+      const answer = whenEnded(status);
+      if (answer === 'done') return;
+      throw answer;
     }
     throw error;
   }

@@ -3,11 +3,12 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
+import { riderApp } from '../helpers/riders';
 import { deliveryWorkflowId } from '../../domain/reference';
 
 /**
- * Holds the API's next Temporal Update until released: it puts a cancel between its read of the
- * delivery and its message to the workflow, where another cancel can overtake it.
+ * Holds the API's next Temporal Update until released: it puts a command between its read of the
+ * delivery and its message to the workflow, where another command can end the workflow first.
  */
 class UpdateGate {
   private armed: { reached: () => void; release: Promise<void> } | null = null;
@@ -88,5 +89,28 @@ describe('a partner cancel', () => {
     const answer = await late;
     expect(answer.status).toBe(400);
     expect(answer.body.error).toMatchObject({ code: 'bad_request', details: { status: 'pending' } });
+  });
+});
+
+describe('a rider accept', () => {
+  it('is answered 409 when the job was cancelled after the accept read it pending', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const rider = await riderApp(stack.baseUrl, stack.orm, 'Yaw Owusu');
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.waitForOffer(created.id);
+
+    const held = gate.arm();
+    const late = rider.client.post(`/rider/deliveries/${created.id}/accept`);
+    await held.reached;
+    expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${created.id}/cancel`)).status).toBe(200);
+    await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result();
+    held.open();
+
+    const answer = await late;
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toMatchObject({ code: 'conflict', details: { status: 'cancelled' } });
+    // The rider was never given the job, so they are free for the next one.
+    expect((await rider.client.get('/rider/deliveries/current')).status).toBe(404);
   });
 });
