@@ -101,8 +101,20 @@ describe('the debit of a booking on the sandbox network', () => {
     // Through Osu at this point the route is 11,514.69 m: charged as 11.51 km if priced before
     // the metres are rounded as they are stored, and shown as 11.52 km.
     const booked = await book(stack.baseUrl, partner.testKey, { additional_stops: [stopBody({ dropoff_lat: 5.556, dropoff_lng: -0.182 })] });
+    const { pickup_lat, pickup_lng, dropoff_lat, dropoff_lng } = booked;
+    const quote = await api(stack.baseUrl, partner.testKey).post('/partner/quotes', {
+      pickup_lat,
+      pickup_lng,
+      dropoff_lat,
+      dropoff_lng,
+      additional_stops: [{ dropoff_lat: 5.556, dropoff_lng: -0.182 }],
+    });
 
     const paid = await paymentStatusBecomes(stack, partner.testKey, booked.id, 'paid');
+    // The quote for the same route priced it the same, part by part.
+    for (const field of ['distance_km', 'base_fare', 'distance_fee', 'service_fee', 'total_fare']) {
+      expect({ field, quoted: quote.body[field] }).toEqual({ field, quoted: paid[field] });
+    }
 
     expect(paid.distance_km).toBe(11.52);
     expect(cents(paid.distance_fee)).toBe(Math.round(paid.distance_km * 250));
@@ -172,6 +184,24 @@ describe('the debit of a booking on the sandbox network', () => {
     await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${booked.id}/cancel`);
   });
 
+  it('keeps a paid fare when the delivery is cancelled: no refund, the debit as it was', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const booked = await book(stack.baseUrl, partner.liveKey);
+    const paid = await paymentStatusBecomes(stack, partner.liveKey, booked.id, 'paid');
+    const [debitBefore] = await debits(stack, booked.id);
+
+    const cancelled = await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${booked.id}/cancel`);
+
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', payment_status: 'paid', total_fare: paid.total_fare });
+    await stack.temporal.workflow.getHandle(deliveryWorkflowId(booked.id)).result();
+    const after = await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${booked.id}`);
+    expect(after.body).toMatchObject({ status: 'cancelled', payment_status: 'paid', total_fare: paid.total_fare });
+    expect(await debits(stack, booked.id)).toEqual([debitBefore]);
+    expect(await ledger(stack, booked.id)).toEqual([expect.objectContaining({ amount: cents(paid.total_fare), state: 'paid' })]);
+  });
+
   it('answers a repeated debit request for the same delivery from the ledger instead of debiting again', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.testKey);
@@ -231,6 +261,24 @@ describe('a pending debit across duplicate confirmations and a worker restart', 
     expect(records).toEqual([expect.objectContaining({ state: 'paid' })]);
     expect(records[0]?.settled_at).toEqual(firstRecord?.settled_at);
     await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${booked.id}/cancel`);
+  });
+
+  it('still takes and records the debit when the delivery is cancelled while it is pending', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const booked = await book(stack.baseUrl, partner.liveKey);
+    await eventually(async () => (await ledger(stack, booked.id))[0]?.state === 'pending', 5_000, 'the debit request');
+
+    const cancelled = await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${booked.id}/cancel`);
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', payment_status: 'pending' });
+
+    // The workflow outlives the cancel until the network has answered, so the money taken is recorded.
+    await stack.temporal.workflow.getHandle(deliveryWorkflowId(booked.id)).result();
+    const after = await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${booked.id}`);
+    expect(after.body).toMatchObject({ status: 'cancelled', payment_status: 'paid' });
+    expect(await ledger(stack, booked.id)).toEqual([expect.objectContaining({ amount: cents(after.body.total_fare), state: 'paid' })]);
+    expect(await debits(stack, booked.id)).toEqual([expect.objectContaining({ amount: cents(after.body.total_fare), state: 'paid' })]);
   });
 
   it('debits exactly once when the worker stops during a pending debit and starts again', async () => {

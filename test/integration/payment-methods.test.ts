@@ -313,6 +313,27 @@ describe('booking and the registered accounts', () => {
     expect(accountOf).toEqual({ [first.id]: byDefault.id, [second.id]: named.id });
   });
 
+  it('debits the new default, not a removed default, while other accounts remain', async () => {
+    const partner = await makePartner(stack.orm);
+    const first = await registerAccount(stack.baseUrl, partner.testKey);
+    const second = await registerAccount(stack.baseUrl, partner.testKey, SANDBOX.named);
+    expect((await accounts(partner.testKey).delete(`/partner/payment-methods/${first.id}`)).status).toBe(200);
+
+    const booked = await book(stack.baseUrl, partner.testKey);
+
+    const [debit] = await eventually(async () => {
+      const rows = await stack.orm.em
+        .fork()
+        .execute<{ payment_method_id: string }[]>('select payment_method_id from debits where delivery_id = ?', [booked.id]);
+      return rows.length > 0 ? rows : undefined;
+    }, 10_000, 'the debit');
+    expect(debit?.payment_method_id).toBe(second.id);
+    const [ledger] = await stack.orm.em
+      .fork()
+      .execute<{ phone: string }[]>('select phone from sandbox_momo_transactions where reference = ?', [booked.id]);
+    expect(ledger?.phone).toBe(SANDBOX.named);
+  });
+
   it('still debits a booking made before its account was removed', async () => {
     const partner = await makePartner(stack.orm);
     const account = await registerAccount(stack.baseUrl, partner.liveKey);

@@ -53,7 +53,10 @@ describe('place search over HTTP (the bundled gazetteer)', () => {
 
     expect(quote.status).toBe(200);
     expect(created.pickup_address).toBe(from.body.address);
-    expect(created.distance_km).toBe(quote.body.distance_km);
+    // One pricing function for both: the booking costs what the quote said, part by part.
+    const fare = ({ distance_km, base_fare, distance_fee, service_fee, total_fare }: Record<string, unknown>) =>
+      ({ distance_km, base_fare, distance_fee, service_fee, total_fare });
+    expect(fare(created)).toEqual(fare(quote.body));
   });
 
   it('answers 404 in the envelope for a place id it never gave out', async () => {
