@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
@@ -266,6 +267,30 @@ describe('secrets in answers and logs', () => {
       await em.execute('drop trigger if exists fail_webhook_write on webhook_endpoints');
       await em.execute('drop function if exists fail_webhook_write()');
     }
+  });
+
+  it('stores a key and a rider token only as their SHA-256 hashes, and a key’s last-used time once it is used', async () => {
+    const partner = await makePartner(stack.orm);
+    const rider = await makeRider(stack.orm);
+    const sha256 = (secret: string) => createHash('sha256').update(secret).digest('hex');
+    const keyRows = () =>
+      stack.orm.em
+        .fork()
+        .execute<Record<string, unknown>[]>('select * from api_keys where partner_id = ? and mode = ?', [partner.partnerId, 'live']);
+
+    const [stored] = await keyRows();
+    expect(stored).toMatchObject({ key_hash: sha256(partner.liveKey), last_used_at: null });
+    // The dashboard's prefix tells keys apart: the kind and mode, and 4 of the 30 random characters.
+    expect(stored!.prefix).toBe(partner.liveKey.slice(0, 12));
+    const [riderRow] = await stack.orm.em.fork().execute<Record<string, unknown>[]>('select * from riders where id = ?', [rider.riderId]);
+    expect(riderRow!.token_hash).toBe(sha256(rider.riderToken));
+    for (const [row, secret] of [[stored, partner.liveKey], [riderRow, rider.riderToken]] as const) {
+      expect(JSON.stringify(row)).not.toContain(secret.slice(12));
+    }
+
+    expect((await api(stack.baseUrl, partner.liveKey).get('/partner/deliveries')).status).toBe(200);
+    const used = await eventually(async () => (await keyRows())[0]?.last_used_at ?? undefined, 5_000, 'last_used_at');
+    expect(Date.now() - new Date(used as string).getTime()).toBeLessThan(60_000);
   });
 });
 

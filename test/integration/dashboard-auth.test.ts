@@ -81,6 +81,11 @@ describe('dashboard sign-up and email confirmation', () => {
     );
     expect(stored).toHaveLength(1);
     expect(stored[0]!.token_hash).not.toContain(token);
+    const [account] = await stack.orm.em
+      .fork()
+      .execute<{ password_hash: string }[]>('select password_hash from partners where lower(email) = lower(?)', [email]);
+    expect(account!.password_hash).toMatch(/^\$argon2id\$/);
+    expect(account!.password_hash).not.toContain(PASSWORD);
 
     // Opened in another browser (a phone's mail app, say): confirmed, and that browser logs in itself.
     const elsewhere = dashboardClient(stack.baseUrl);

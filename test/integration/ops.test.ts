@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { api } from '../helpers/http';
+import { dashboardClient } from '../helpers/dashboard';
 
 const run = promisify(execFile);
 
@@ -32,6 +33,17 @@ describe('operator commands', () => {
     expect(live.api_key).toMatch(/^sk_live_/);
     const res = await api(stack.baseUrl, key.api_key).get('/partner/payment-methods');
     expect(res.status).toBe(200);
+  }, 60_000);
+
+  it('creates a partner with the password given, who then logs in to the dashboard with it', async () => {
+    const email = `ops-login-${Date.now()}@example.com`;
+    await ops('partner:create', '--email', email, '--business', 'Ops Login Ltd', '--password', 'a long enough password');
+    const [stored] = await stack.orm.em
+      .fork()
+      .execute<{ password_hash: string }[]>('select password_hash from partners where email = ?', [email]);
+    expect(stored!.password_hash).toMatch(/^\$argon2id\$/);
+    expect((await dashboardClient(stack.baseUrl).logIn(email, 'another password entirely')).status).toBe(400);
+    expect((await dashboardClient(stack.baseUrl).logIn(email, 'a long enough password')).location).toBe('/dashboard');
   }, 60_000);
 
   it('prints its usage on --help without a database, and refuses an unknown command', async () => {
