@@ -7,6 +7,7 @@ import { api } from '../helpers/http';
 import { startTcpProxy } from '../fakes/tcp-proxy';
 import { bookingBody, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
 import { revokeApiKey } from '../../db/accounts';
+import { generateSecret } from '../../domain/api-key';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -204,6 +205,17 @@ describe('the error envelope', () => {
     const wrongMethod = await client.call('PATCH', '/partner/deliveries');
     expect(wrongMethod.status).toBe(405);
     expectEnvelope(wrongMethod.body, 'method_not_allowed');
+  });
+
+  it('answers the rider routes like the partner ones: 405 for the wrong method, 415 for a body that is not JSON', async () => {
+    const rider = api(stack.baseUrl, (await makeRider(stack.orm)).riderToken);
+    const wrongMethod = await rider.call('DELETE', '/rider/offers');
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toBe('GET');
+    expectEnvelope(wrongMethod.body, 'method_not_allowed');
+    const notJson = await rider.post('/rider/location', 'lat=5.55&lng=-0.2', { 'Content-Type': 'text/plain' });
+    expect(notJson.status).toBe(415);
+    expectEnvelope(notJson.body, 'unsupported_media_type');
   });
 
   it('answers the wrong method on the pages and probes outside the API with 405 and Allow, and HEAD like GET', async () => {
@@ -562,7 +574,8 @@ describe('authentication', () => {
   it('checks the rider token before the body: without a valid one the answer is 401, whatever is sent', async () => {
     const rider = await makeRider(stack.orm);
     const job = '6f1c2b1e-8d7a-4c55-9b0e-2f5a4d3c2b1a';
-    for (const token of [undefined, 'rk_live_short']) {
+    // No token, a malformed one, and a well-formed one that was never issued.
+    for (const token of [undefined, 'rk_live_short', generateSecret('live', 'rk')]) {
       const invalid = await api(stack.baseUrl, token).put('/rider/availability', { online: 'yes' });
       expect(invalid.status).toBe(401);
       expectEnvelope(invalid.body, 'unauthorized');

@@ -155,10 +155,12 @@ describe('dispatch', () => {
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const first = await book(stack.baseUrl, partner.liveKey);
     const second = await book(stack.baseUrl, partner.liveKey);
+    await rider.waitForOffer(second.id);
     await rider.take(first.id);
-    await rider.waitForOffer(second.id).catch(() => undefined);
     const res = await rider.client.post(`/rider/deliveries/${second.id}/accept`);
-    expect([404, 409]).toContain(res.status);
+    expect(res.status).toBe(409);
+    expect(res.body.error.code).toBe('conflict');
+    expect((await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${second.id}`)).body.status).toBe('pending');
     expect((await rider.client.get('/rider/deliveries/current')).body.delivery_id).toBe(first.id);
   });
 
