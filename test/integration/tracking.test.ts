@@ -182,6 +182,15 @@ describe('public tracking view', () => {
     expect(view.eta_min).toBe(toDrop);
   });
 
+  it('shows an empty stops list for a single drop, and null for a rider’s missing vehicle and rating', async () => {
+    const { rider, created } = await acceptedDelivery();
+    await stack.orm.em.fork().execute('update riders set vehicle = null, rating = null where id = ?', [rider.riderId]);
+
+    const { body: view } = await track(created.id);
+    expect(view.stops).toEqual([]);
+    expect(view.rider).toEqual({ name: 'Kwame B.', vehicle: null, rating: null, lat: expect.any(Number), lng: expect.any(Number) });
+  });
+
   it('stops showing where the rider is once the job has ended, delivered or cancelled', async () => {
     const delivered = await acceptedDelivery();
     await delivered.riderApi.post(`/rider/deliveries/${delivered.created.id}/pickup`);
