@@ -223,6 +223,35 @@ describe('hosted tracking page', () => {
     await context.close();
   });
 
+  it('turns a delivery no rider took to expired while open, and polls no more', async () => {
+    // An API whose bookings give up on a rider after 1.5 s, served by the same worker.
+    const hasty = await startTestStack({
+      env: { DISPATCH_TIMEOUT_SECONDS: '1.5', DISPATCH_WIDEN_SECONDS: '0.5', TEMPORAL_TASK_QUEUE: stack.settings.temporalTaskQueue },
+      withoutWorker: true,
+    });
+    try {
+      const partner = await makePartner(stack.orm);
+      await registerAccount(hasty.baseUrl, partner.liveKey);
+      const created = await book(hasty.baseUrl, partner.liveKey);
+      const { context, page, requests } = await phone();
+
+      await page.goto(`${stack.baseUrl}/track?id=${created.id}${POLL}`);
+      await page.getByText('No rider was found').waitFor({ timeout: 15_000 });
+      await expectStatus(page, 'expired', 'Expired');
+      await expect(page.locator('#timeline li').allTextContents()).resolves.toEqual([
+        expect.stringMatching(/^Booked/),
+        expect.stringMatching(/^No rider found/),
+      ]);
+      const pollsAtTheEnd = trackingPolls(requests);
+      await page.waitForTimeout(2_500);
+
+      expect(trackingPolls(requests)).toBe(pollsAtTheEnd);
+      await context.close();
+    } finally {
+      await hasty.close();
+    }
+  });
+
   it("says it can't find a delivery whose id is unknown, malformed or missing", async () => {
     const { context, page } = await phone();
     for (const query of [`?id=${randomUUID()}`, '?id=not-a-delivery', '']) {
