@@ -11,7 +11,7 @@ interface UploadedFile {
   buffer: Buffer;
 }
 
-/** Photo types and size accepted as proof of hand-over. */
+/** Photo types and size accepted as proof of hand-over (the upload parser enforces the size: 413). */
 export const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
 export const PHOTO_MAX_BYTES = 5 * 1024 * 1024;
 
@@ -72,7 +72,6 @@ export async function checkHandoverProof(
     if (!photo) throw ApiError.badRequest('A photo of the hand-over is required', { photo: 'is required (multipart field "photo")' });
     const type = imageType(photo.buffer);
     if (!type) throw ApiError.badRequest('The photo must be a JPEG, PNG or WebP image', { photo: 'must be image/jpeg, image/png or image/webp' });
-    if (photo.size > PHOTO_MAX_BYTES) throw ApiError.badRequest('The photo is larger than 5 MB', { photo: 'must be at most 5 MB' });
     const name = `${delivery.id}-${position === FINAL_DROP ? 'final' : `stop-${position}`}-${Date.now()}.${type.split('/')[1]}`;
     const storageKey = await photos.put(name, photo.buffer, type);
     await orm.em.fork().execute(
