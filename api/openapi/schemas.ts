@@ -197,7 +197,8 @@ export const TestCallback = Type.Object(
 
 export const ListQuery = {
   limit: Type.Integer({ minimum: 1, maximum: 100, default: 20 }),
-  offset: Type.Integer({ minimum: 0, default: 0 }),
+  // Any offset a JSON number holds exactly: past the list it is an empty page.
+  offset: Type.Integer({ minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 }),
 };
 
 export const PaymentMethodRequest = Type.Object(

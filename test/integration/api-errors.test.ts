@@ -364,6 +364,31 @@ describe('the error envelope', () => {
     expect((await client.get('/partner/deliveries?limit=100&offset=0')).status).toBe(200);
   });
 
+  it('takes any offset up to the largest exact integer, past the end an empty page, and refuses one above', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const booked = await api(stack.baseUrl, partner.liveKey).post('/partner/deliveries', bookingBody());
+    expect(booked.status).toBe(201);
+    const client = api(stack.baseUrl, partner.liveKey);
+    for (const path of ['/partner/deliveries', '/partner/webhook/deliveries']) {
+      for (const offset of ['1000000000000000', String(Number.MAX_SAFE_INTEGER)]) {
+        const res = await client.get(`${path}?offset=${offset}`);
+        expect({ path, offset, status: res.status, body: res.body }).toEqual({ path, offset, status: 200, body: [] });
+      }
+      const above = await client.get(`${path}?offset=9007199254740992`);
+      expect(above.status).toBe(400);
+      expect(above.body.error.details).toEqual({ offset: expect.stringContaining(String(Number.MAX_SAFE_INTEGER)) });
+    }
+    const hugeLimit = await client.get('/partner/deliveries?limit=9007199254740992');
+    expect(hugeLimit.status).toBe(400);
+    expect(Object.keys(hugeLimit.body.error.details)).toEqual(['limit']);
+    // Leading zeros are still the integer written.
+    const padded = await client.get('/partner/deliveries?offset=0000000000000000&limit=0000000000000001');
+    expect(padded.status).toBe(200);
+    expect(padded.body.map((d: { id: string }) => d.id)).toEqual([booked.body.id]);
+    await client.post(`/partner/deliveries/${booked.body.id}/cancel`);
+  });
+
   it('ignores limit and offset on routes that take no page, like any unknown query field', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const junk = 'limit=abc&offset=1.5';
