@@ -353,6 +353,46 @@ describe('the error envelope', () => {
     expect(taken.body.additional_stops).toHaveLength(10);
   });
 
+  it('takes booking text up to DESIGN section 9’s limits, kept whole, and refuses one character more', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const at = (length: number, letter: string) => letter.repeat(length);
+    const longest = bookingBody({
+      pickup_address: at(300, 'p'),
+      dropoff_address: at(300, 'd'),
+      recipient_name: at(100, 'r'),
+      package_description: at(500, 'x'),
+      additional_stops: [stopBody({ dropoff_address: at(300, 's'), recipient_name: at(100, 'n'), package_description: at(500, 'y') })],
+    });
+    const booked = await client.post('/partner/deliveries', longest);
+    expect(booked.status).toBe(201);
+    expect(booked.body).toMatchObject({
+      pickup_address: longest.pickup_address,
+      dropoff_address: longest.dropoff_address,
+      recipient_name: longest.recipient_name,
+      package_description: at(500, 'x'),
+    });
+    expect(booked.body.additional_stops[0]).toMatchObject({ dropoff_address: at(300, 's'), recipient_name: at(100, 'n') });
+
+    const tooLong: [Record<string, unknown>, string][] = [
+      [{ pickup_address: at(301, 'p') }, 'pickup_address'],
+      [{ dropoff_address: at(301, 'd') }, 'dropoff_address'],
+      [{ recipient_name: at(101, 'r') }, 'recipient_name'],
+      [{ package_description: at(501, 'x') }, 'package_description'],
+      [{ additional_stops: [stopBody({ dropoff_address: at(301, 's') })] }, 'additional_stops[0].dropoff_address'],
+      [{ additional_stops: [stopBody({ recipient_name: at(101, 'n') })] }, 'additional_stops[0].recipient_name'],
+      [{ additional_stops: [stopBody({ package_description: at(501, 'y') })] }, 'additional_stops[0].package_description'],
+    ];
+    for (const [override, field] of tooLong) {
+      const res = await client.post('/partner/deliveries', bookingBody(override));
+      expect({ field, status: res.status, details: Object.keys(res.body.error?.details ?? {}) }).toEqual({ field, status: 400, details: [field] });
+    }
+    const stored = await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partner.partnerId]);
+    expect(stored).toEqual([{ id: booked.body.id }]);
+    await client.post(`/partner/deliveries/${booked.body.id}/cancel`);
+  });
+
   it('refuses limit outside 1..100 and a negative offset instead of clamping', async () => {
     const { liveKey } = await makePartner(stack.orm);
     const client = api(stack.baseUrl, liveKey);

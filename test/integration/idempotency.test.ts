@@ -128,6 +128,34 @@ describe('Idempotency-Key on booking', () => {
     await client.post(`/partner/deliveries/${res.body.id}/cancel`);
   });
 
+  it('replays within 24 hours of the first request, and books anew with the same key after that', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const key = { 'Idempotency-Key': 'k-a-day' };
+    const first = await client.post('/partner/deliveries', bookingBody(), key);
+    expect(first.status).toBe(201);
+    const age = (interval: string) =>
+      stack.orm.em
+        .fork()
+        .execute(`update idempotency_keys set created_at = now() - interval '${interval}' where partner_id = ? and key = ?`, [
+          partner.partnerId,
+          'k-a-day',
+        ]);
+
+    await age('23 hours 59 minutes');
+    const sameDay = await client.post('/partner/deliveries', bookingBody(), key);
+    expect(sameDay.headers.get('idempotent-replayed')).toBe('true');
+    expect(sameDay.body.id).toBe(first.body.id);
+
+    await age('24 hours 1 minute');
+    const nextDay = await client.post('/partner/deliveries', bookingBody(), key);
+    expect(nextDay.status).toBe(201);
+    expect(nextDay.headers.get('idempotent-replayed')).toBeNull();
+    expect(nextDay.body.id).not.toBe(first.body.id);
+    for (const id of [first.body.id, nextDay.body.id]) await client.post(`/partner/deliveries/${id}/cancel`);
+  });
+
   it('keeps no refusal under a key: a retry once the cause is put right books, with the same body or a corrected one', async () => {
     const partner = await makePartner(stack.orm);
     const client = api(stack.baseUrl, partner.liveKey);
