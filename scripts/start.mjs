@@ -36,9 +36,14 @@ async function main() {
   const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);
   const uiPort = Number(process.env.TEMPORAL_UI_PORT ?? 8233);
   const apiPort = Number(process.env.PORT ?? 3000);
-  for (const [port, what] of [[temporalPort, 'Temporal'], [uiPort, 'the Temporal UI'], ...(only ? [] : [[apiPort, 'the API']])]) {
+  const ports = [
+    [temporalPort, 'Temporal', 'TEMPORAL_PORT'],
+    [uiPort, 'the Temporal UI', 'TEMPORAL_UI_PORT'],
+    ...(only ? [] : [[apiPort, 'the API', 'PORT']]),
+  ];
+  for (const [port, what, variable] of ports) {
     if (await portInUse(port)) {
-      say(`Port ${port} (for ${what}) is already in use. Is another stack running? Free it or set the port in the environment.`);
+      say(`Port ${port} (for ${what}) is already in use. Is another stack running? Free it or choose another with ${variable}=….`);
       process.exit(1);
     }
   }
