@@ -53,11 +53,11 @@ describe('a booking whose COMMIT went through but whose answer was lost', () => 
     const booked = await client.post('/partner/deliveries', bookingBody());
     expect(booked.status).toBe(201);
     expect(await deliveriesOf(partner.partnerId)).toEqual([booked.body.id]);
-    const done = await eventually(async () => {
+    // The robo rider and the debit run side by side: wait for both.
+    await eventually(async () => {
       const res = await client.get(`/partner/deliveries/${booked.body.id}`);
-      return res.body.status === 'delivered' ? res.body : undefined;
-    }, 30_000, 'the robo rider to deliver it');
-    expect(done.payment_status).toBe('paid');
+      return res.body.status === 'delivered' && res.body.payment_status === 'paid';
+    }, 30_000, 'the robo rider to deliver it, and its debit');
   }, 60_000);
 
   it('answers a repeat under the same Idempotency-Key with that delivery when Postgres was briefly gone too', async () => {

@@ -4,7 +4,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
-import { freePort, sleep, spawnApi, spawnWorker, waitForHttp, WebhookReceiver, type ChildHandle } from './support';
+import { freePort, spawnApi, spawnWorker, waitForHttp, WebhookReceiver, type ChildHandle } from './support';
 
 const children: ChildHandle[] = [];
 let photon: Server | undefined;
@@ -18,32 +18,41 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** A place-search server that takes its time, so a request is still running when the API is told to stop. */
-async function slowPhoton(delayMs: number): Promise<string> {
+/**
+ * A place-search server that takes its time, so a request is still running when the API is told
+ * to stop. `reached` settles once the API's request has arrived.
+ */
+async function slowPhoton(delayMs: number): Promise<{ url: string; reached: Promise<void> }> {
+  let arrived!: () => void;
+  const reached = new Promise<void>((resolve) => (arrived = resolve));
   photon = createServer((_req, res) => {
+    arrived();
     setTimeout(() => res.writeHead(200, { 'Content-Type': 'application/json' }).end('{"type":"FeatureCollection","features":[]}'), delayMs);
   });
   await new Promise<void>((resolve) => photon!.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(photon.address() as AddressInfo).port}`;
+  return { url: `http://127.0.0.1:${(photon.address() as AddressInfo).port}`, reached };
 }
 
 describe('graceful shutdown', () => {
   it('lets the API finish a request in flight on SIGTERM, refuses new connections, then exits 0', async () => {
     const port = await freePort();
-    const apiProcess = spawnApi(port, { PLACES_PROVIDER: 'photon', PHOTON_URL: await slowPhoton(2_000) });
+    const photonServer = await slowPhoton(2_000);
+    const apiProcess = spawnApi(port, { PLACES_PROVIDER: 'photon', PHOTON_URL: photonServer.url });
     children.push(apiProcess);
     const baseUrl = `http://127.0.0.1:${port}`;
     await waitForHttp(`${baseUrl}/healthz`);
 
     const started = Date.now();
     const slow = api(baseUrl).get('/places/autocomplete?q=Makola');
-    await sleep(500);
+    await photonServer.reached;
     apiProcess.child.kill('SIGTERM');
-    await sleep(300);
-    const late = await fetch(`${baseUrl}/healthz`).then(
-      (r) => r.status,
-      () => 'refused',
-    );
+    // While the request is still in flight (answered 2 s after it reached the place search, inside
+    // the API's 3 s limit for it), a new connection is refused once the signal has been handled.
+    const late = await eventually(
+      () => fetch(`${baseUrl}/healthz`).then(() => false, () => 'refused' as const),
+      1_500,
+      'new connections to be refused',
+    ).catch(() => 'accepted');
     const answer = await slow;
     const answeredMs = Date.now() - started;
     const exit = await apiProcess.exited;
@@ -61,7 +70,8 @@ describe('graceful shutdown', () => {
     stack = await startTestStack({ withoutWorker: true, env: { ROBO_RIDER_STEP_SECONDS: '0.2' } });
     await receiver.up();
     receiver.delayMs = 1_200;
-    const worker = spawnWorker(stack.settings.temporalTaskQueue);
+    // A receiver that answers in 1.2 s is well inside this worker's callback time limit.
+    const worker = spawnWorker(stack.settings.temporalTaskQueue, { WEBHOOK_TIMEOUT_SECONDS: '10' });
     children.push(worker);
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.testKey);

@@ -211,10 +211,13 @@ describe('secrets in answers and logs', () => {
     await eventually(async () => (await riderApp.post(`/rider/deliveries/${id}/accept`)).status === 200, 15_000, 'accepted');
     expect((await riderApp.post(`/rider/deliveries/${id}/pickup`)).status).toBe(200);
     expect((await riderApp.post(`/rider/deliveries/${id}/depart`)).status).toBe(200);
-    const [sms] = await stack.orm.em
-      .fork()
-      .execute<{ body: string }[]>('select body from sms_outbox where recipient = ? order by id desc limit 1', [recipientPhone]);
-    const otp = /(\d{6})\s*$/.exec(sms?.body ?? '')?.[1] as string;
+    // The code is texted by an activity the workflow does not wait for.
+    const otp = await eventually(async () => {
+      const [sms] = await stack.orm.em
+        .fork()
+        .execute<{ body: string }[]>('select body from sms_outbox where recipient = ? order by id desc limit 1', [recipientPhone]);
+      return /(\d{6})\s*$/.exec(sms?.body ?? '')?.[1];
+    }, 10_000, 'the hand-over code text');
     expect(otp).toMatch(/^\d{6}$/);
     expect((await riderApp.post(`/rider/deliveries/${id}/deliver`, { otp: '000000' === otp ? '111111' : '000000' })).status).toBe(400);
     expect((await riderApp.post(`/rider/deliveries/${id}/deliver`, { otp })).status).toBe(200);

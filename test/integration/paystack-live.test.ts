@@ -84,7 +84,7 @@ beforeAll(async () => {
       PAYMENT_GATEWAY: 'paystack',
       PAYSTACK_SECRET_KEY: fake.secretKey,
       PAYSTACK_BASE_URL: outage.baseUrl,
-      PAYSTACK_TIMEOUT_MS: '300',
+      PAYSTACK_TIMEOUT_MS: '1000',
     },
     appOverrides: { logger },
     activityOverrides: { logger },
@@ -318,7 +318,7 @@ describe('debiting a live booking through Paystack', () => {
     outage.set(true);
     const booked = await book(stack.baseUrl, partner.liveKey);
 
-    await paymentStatusBecomes(partner.liveKey, booked.id, 'failed', 15_000);
+    await paymentStatusBecomes(partner.liveKey, booked.id, 'failed', 30_000);
     outage.set(false);
 
     expect(await requestDebitAttempts(booked.id)).toBe(5);
@@ -334,7 +334,7 @@ describe('debiting a live booking through Paystack', () => {
     const booked = await book(stack.baseUrl, partner.liveKey);
 
     // The charge's answer never comes; the retried request finds the charge and waits on it.
-    await eventually(async () => (fake.charges.get(booked.id)?.verifyCount ?? 0) >= 2, 10_000, 'the charge to be polled');
+    await eventually(async () => (fake.charges.get(booked.id)?.verifyCount ?? 0) >= 2, 20_000, 'the charge to be polled');
     expect((await partner.client.get(`/partner/deliveries/${booked.id}`)).body.payment_status).toBe('pending');
     expect(await requestDebitAttempts(booked.id)).toBe(2);
 
@@ -351,7 +351,7 @@ describe('debiting a live booking through Paystack', () => {
     outage.set(true);
 
     expect((await fake.sendWebhook(callbackUrl, booked.id, 'charge.success')).statusCode).toBe(200);
-    await eventually(async () => (await requestDebitAttempts(booked.id)) === 5, 15_000, 'the retries to run out');
+    await eventually(async () => (await requestDebitAttempts(booked.id)) === 5, 30_000, 'the retries to run out');
     outage.set(false);
 
     await paymentStatusBecomes(partner.liveKey, booked.id, 'paid');

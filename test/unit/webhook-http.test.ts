@@ -19,7 +19,7 @@ beforeAll(async () => {
     req.on('end', () => {
       seen.push({ path: req.url ?? '', headers: req.headers, raw: Buffer.concat(chunks) });
       if (req.url === '/redirect') res.writeHead(302, { Location: `http://127.0.0.1:${port}/elsewhere` }).end();
-      else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end(), 1500);
+      else if (req.url === '/slow') setTimeout(() => res.writeHead(200).end(), 4000);
       else if (req.url === '/large') res.writeHead(200, { 'Content-Type': 'text/plain' }).end('x'.repeat(5 * 1024 * 1024));
       else res.writeHead(204).end();
     });
@@ -74,7 +74,8 @@ describe('sending a callback with private addresses allowed (outside production)
   it('gives up on an answer slower than the time limit', async () => {
     const started = Date.now();
     await expect(development().post(`http://127.0.0.1:${port}/slow`, '{}', {})).rejects.toThrow();
-    expect(Date.now() - started).toBeLessThan(1400);
+    // Well before the answer at 4 s, with room for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('counts a 2xx as success whatever the size of the answer body', async () => {

@@ -215,7 +215,8 @@ describe('dispatch', () => {
     const at = new Date(Date.now() + 3000).toISOString();
     const created = await book(stack.baseUrl, partner.liveKey, { scheduled_at: at });
     expect(created.scheduled_at).toBe(at);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Timed from `at`, so a slow booking does not push the look past it.
+    await new Promise((resolve) => setTimeout(resolve, Date.parse(at) - 2_000 - Date.now()));
     expect(((await rider.client.get('/rider/offers')).body as { delivery_id: string }[]).some((o) => o.delivery_id === created.id)).toBe(false);
     await rider.waitForOffer(created.id);
     expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(at));
@@ -229,7 +230,8 @@ describe('dispatch', () => {
     expect(created.scheduled_at).toBe(at);
     const started = Date.now();
     await rider.waitForOffer(created.id);
-    expect(Date.now() - started).toBeLessThan(5_000);
+    // Not the hour it was scheduled behind; generous, since a loaded machine is slow to offer.
+    expect(Date.now() - started).toBeLessThan(15_000);
   });
 
   it('keeps the search attributes and the state query current for ops staff', async () => {
