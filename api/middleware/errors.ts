@@ -1,7 +1,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, envelope } from '../errors';
 import { FORMAT_MESSAGES } from '../openapi/formats';
-import { NOT_BLANK } from '../openapi/schemas';
+import { NOT_BLANK, UUID_PATTERN } from '../openapi/schemas';
 import { PHOTO_MAX_BYTES } from '../services/handover';
 import { INVALID_UTF8 } from './utf8-body';
 import type { Logger } from '../../config/logger';
@@ -35,6 +35,7 @@ function fieldName(path: string, message: string): string {
 const READABLE: Record<string, string> = {
   ...FORMAT_MESSAGES,
   [`must match pattern "${NOT_BLANK}"`]: 'must not be blank',
+  [`must match pattern "${UUID_PATTERN}"`]: 'must be a UUID',
   [MALFORMED_URI]: 'is not valid percent-encoding',
 };
 

@@ -18,7 +18,12 @@ export const LIMITS = { address: 300, name: 100, description: 500, label: 100, s
  */
 const literalUnion = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 
-export const Uuid = Type.String({ format: 'uuid' });
+/**
+ * A UUID as the API writes them. The `uuid` format alone also takes a `urn:uuid:` prefix, which
+ * PostgreSQL's uuid type refuses, so the pattern holds ids to the plain form.
+ */
+export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+export const Uuid = Type.String({ format: 'uuid', pattern: UUID_PATTERN });
 export const Timestamp = Type.String({ format: 'date-time' });
 export const Cedis = Type.Number({ description: 'Ghana cedis, 2 decimals' });
 export const Latitude = Type.Number({ minimum: -90, maximum: 90 });

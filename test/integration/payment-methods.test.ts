@@ -289,6 +289,13 @@ describe('booking and the registered accounts', () => {
       const res = await accounts(partner.testKey).post('/partner/deliveries', bookingBody({ payment_method_id: id }));
       expect({ id, status: res.status, code: res.body.error?.code }).toEqual({ id, status: 400, code: 'bad_request' });
     }
+    // A UUID written as a URN is still not an id of ours: refused by its form, before any lookup.
+    const urn = await accounts(partner.testKey).post('/partner/deliveries', bookingBody({ payment_method_id: `urn:uuid:${randomUUID()}` }));
+    expect({ status: urn.status, code: urn.body.error?.code, details: urn.body.error?.details }).toEqual({
+      status: 400,
+      code: 'bad_request',
+      details: { payment_method_id: 'must be a UUID' },
+    });
     expect(await deliveriesOf(partner.partnerId)).toBe(0);
   });
 
