@@ -1,3 +1,5 @@
+import { isUuid } from '../domain/uuid';
+
 /** Error codes of the envelope (DESIGN section 8). */
 export type ErrorCode =
   | 'bad_request'
@@ -52,12 +54,6 @@ export class ApiError extends Error {
 
 export function envelope(code: ErrorCode, message: string, details: Record<string, unknown> = {}) {
   return { error: { code, message, details } };
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
-
-export function isUuid(id: string): boolean {
-  return UUID.test(id);
 }
 
 /** Ids in paths that are not UUIDs are simply unknown: 404, like any other unknown id. */

@@ -6,7 +6,7 @@ import { initOrm } from '../db/orm';
 import { normaliseGhanaPhone } from '../domain/phone';
 import { hashPassword, PASSWORD_MIN } from '../api/dashboard/passwords';
 import { EMAIL } from '../api/dashboard/respond';
-import { isUuid } from '../api/errors';
+import { isUuid } from '../domain/uuid';
 import { LIMITS } from '../api/openapi/schemas';
 
 /**

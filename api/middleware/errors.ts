@@ -1,7 +1,8 @@
 import type { NextFunction, Request, Response } from 'express';
 import { ApiError, envelope } from '../errors';
 import { FORMAT_MESSAGES } from '../openapi/formats';
-import { NOT_BLANK, UUID_PATTERN } from '../openapi/schemas';
+import { NOT_BLANK } from '../openapi/schemas';
+import { UUID_PATTERN } from '../../domain/uuid';
 import { PHOTO_MAX_BYTES } from '../services/handover';
 import { INVALID_UTF8 } from './utf8-body';
 import type { Logger } from '../../config/logger';

@@ -1,6 +1,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { DELIVERY_STATUSES, PACKAGE_SIZES, PAYMENT_STATUSES, VERIFICATION_METHODS } from '../../domain/lifecycle';
 import { PROVIDERS } from '../../integrations/mobile-money/gateway';
+import { UUID_PATTERN } from '../../domain/uuid';
 
 /**
  * Every request and response body of the HTTP API, written once. The OpenAPI document is
@@ -18,11 +19,7 @@ export const LIMITS = { address: 300, name: 100, description: 500, label: 100, s
  */
 const literalUnion = <T extends readonly string[]>(values: T) => Type.Unsafe<T[number]>({ type: 'string', enum: [...values] });
 
-/**
- * A UUID as the API writes them. The `uuid` format alone also takes a `urn:uuid:` prefix, which
- * PostgreSQL's uuid type refuses, so the pattern holds ids to the plain form.
- */
-export const UUID_PATTERN = '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$';
+// The same rule as ids in paths (domain/uuid.ts).
 export const Uuid = Type.String({ format: 'uuid', pattern: UUID_PATTERN });
 export const Timestamp = Type.String({ format: 'date-time' });
 export const Cedis = Type.Number({ description: 'Ghana cedis, 2 decimals' });
