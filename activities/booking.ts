@@ -7,14 +7,7 @@ import { FINAL_DROP, hashHandoverCode } from '../domain/handover-code';
 import { isTerminal } from '../domain/lifecycle';
 import type { ActivityDeps } from './deps';
 
-/**
- * How long after its workflow started a booking row may still be uncommitted: the API commits
- * it right after the start, so a row missing this long after was rolled back (its partner was
- * answered 503 and told nothing of it).
- */
-export const BOOKING_COMMIT_GRACE_SECONDS = 30;
-
-export function createBookingActivities({ orm, sms }: ActivityDeps) {
+export function createBookingActivities({ orm, sms, settings }: ActivityDeps) {
   /**
    * Texts each recipient of an `otp` delivery (every stop and the final drop) a code of their
    * own; the codes never enter workflow history, only their hashes reach Postgres.
@@ -54,7 +47,7 @@ export function createBookingActivities({ orm, sms }: ActivityDeps) {
     /**
      * First step of every delivery workflow: the booking row must exist (the API commits it
      * right after starting the workflow). Given `bookedAt` (the workflow's start), a row still
-     * missing BOOKING_COMMIT_GRACE_SECONDS later was never committed, and the refusal is final;
+     * missing `bookingCommitGraceSeconds` later was never committed, and the refusal is final;
      * until then, and whenever Postgres cannot be read, the step is tried again. Workflows from
      * before `hand-over-codes-texted-apart` also text the hand-over codes here (`textCodes`
      * absent); later ones pass `textCodes: false` and text them with `textHandoverCodes`.
@@ -70,7 +63,7 @@ export function createBookingActivities({ orm, sms }: ActivityDeps) {
     }): Promise<void> {
       if (!(await deliveryExists(orm.em, deliveryId))) {
         const message = 'The booking row is not committed';
-        if (bookedAt && Date.now() - Date.parse(bookedAt) >= BOOKING_COMMIT_GRACE_SECONDS * 1000) {
+        if (bookedAt && Date.now() - Date.parse(bookedAt) >= settings.bookingCommitGraceSeconds * 1000) {
           throw ApplicationFailure.nonRetryable(message, 'BookingNotFound');
         }
         throw ApplicationFailure.retryable(`${message} yet`, 'BookingNotFound');

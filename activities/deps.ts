@@ -20,5 +20,6 @@ export interface ActivityDeps {
     siteUrl: string;
     webhookRetryInitialSeconds: number;
     webhookRetryCoefficient: number;
+    bookingCommitGraceSeconds: number;
   };
 }

@@ -33,6 +33,12 @@ export interface Settings {
   sandboxConfirmMs: number;
   /** First wait before a debit the network did not answer is tried again (doubling each time). */
   debitRetryInitialSeconds: number;
+  /**
+   * How long after its workflow started a booking row may still be uncommitted: the API commits
+   * it right after the start, so a row missing this long after was rolled back (its partner was
+   * answered 503 and told nothing of it), and the workflow ends unstarted.
+   */
+  bookingCommitGraceSeconds: number;
   paymentGateway: 'sandbox' | 'paystack';
   paystackSecretKey?: string;
   paystackBaseUrl: string;
@@ -223,6 +229,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     paymentPollSeconds: number(env, 'PAYMENT_POLL_SECONDS', 5, { min: 0.05 }),
     sandboxConfirmMs: number(env, 'SANDBOX_CONFIRM_MS', 2000, { integer: true }),
     debitRetryInitialSeconds: number(env, 'DEBIT_RETRY_INITIAL_SECONDS', 2, { min: 0.01 }),
+    bookingCommitGraceSeconds: number(env, 'BOOKING_COMMIT_GRACE_SECONDS', 30, { min: 1 }),
     paymentGateway,
     paystackSecretKey,
     paystackBaseUrl: url(env, 'PAYSTACK_BASE_URL', 'https://api.paystack.co'),

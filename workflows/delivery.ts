@@ -79,9 +79,9 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   });
   // The booking row is committed by the API right after it starts this workflow; allow it a moment.
   // Since BOOKING_CHECK_OUTLASTS_OUTAGES the step is tried until Postgres answers, and only a row
-  // still missing BOOKING_COMMIT_GRACE_SECONDS after the start ends the workflow: before, it gave
-  // up after 8 tries (about 25 s) whatever the cause, so a delivery booked just before an outage
-  // ended unstarted, pending for ever.
+  // still missing BOOKING_COMMIT_GRACE_SECONDS (a worker setting, 30 s) after the start ends the
+  // workflow: before, it gave up after 8 tries (about 25 s) whatever the cause, so a delivery
+  // booked just before an outage ended unstarted, pending for ever.
   const bookedAt = patched(BOOKING_CHECK_OUTLASTS_OUTAGES) ? workflowInfo().startTime.toISOString() : undefined;
   const bookingRetry: RetryPolicy = bookedAt
     ? { initialInterval: '200 milliseconds', backoffCoefficient: 2, maximumInterval: '10 seconds' }

@@ -25,6 +25,7 @@ describe('settings', () => {
     expect(s.webhookRetryInitialSeconds).toBe(15);
     expect(s.webhookTimeoutSeconds).toBe(10);
     expect(s.roboRiderStepSeconds).toBe(5);
+    expect(s.bookingCommitGraceSeconds).toBe(30);
     expect(s.referencePrefix).toBe('DLV');
     expect(s.paymentGateway).toBe('sandbox');
   });

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { deliveryTimings } from '../../api/services/timings';
 import { initOrm, type Orm } from '../../db/orm';
 import { deliveryReference, deliveryWorkflowId } from '../../domain/reference';
-import { BOOKING_COMMIT_GRACE_SECONDS } from '../../activities/booking';
 import { createPaymentActivities } from '../../activities/payments';
 import { GatewayUnavailableError, type MobileMoneyGateway } from '../../integrations/mobile-money/gateway';
 import { SandboxNetwork } from '../../integrations/mobile-money/sandbox';
@@ -102,7 +101,7 @@ describe('a worker that loses Postgres just after a booking', () => {
     });
 
     expect(await handle.result()).toMatchObject({ status: 'pending', paymentStatus: 'pending' });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(BOOKING_COMMIT_GRACE_SECONDS * 1000);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(stack.settings.bookingCommitGraceSeconds * 1000);
     const history = await handle.fetchHistory();
     const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toEqual([]);
