@@ -39,6 +39,8 @@ describe('settings', () => {
     ['PORT', 'abc'],
     ['DISPATCH_TIMEOUT_SECONDS', '-5'],
     ['WEBHOOK_TIMEOUT_SECONDS', 'ten'],
+    // Under a second, a booking whose row commits a moment late would end unstarted.
+    ['BOOKING_COMMIT_GRACE_SECONDS', '0.5'],
     ['PAYMENT_GATEWAY', 'cash'],
     ['SITE_URL', 'not a url'],
     // Parses as a URL of scheme `localhost:`; every tracking link would be broken.
