@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 
@@ -35,8 +35,11 @@ function bench(args: string[], timeoutMs: number): { code: number | null; output
 // say nothing about speed; what is checked is that each part drives the real stack without a
 // failure, so `npm run bench` keeps working on a fresh clone.
 describe('npm run bench', () => {
+  const resultsDir = mkdtempSync(path.join(tmpdir(), 'bench-'));
+  afterAll(() => rmSync(resultsDir, { recursive: true, force: true }));
+
   it('runs every scenario beside its floor against the real stack, without an error, and writes the results', () => {
-    const resultsFile = path.join(mkdtempSync(path.join(tmpdir(), 'bench-')), 'results.json');
+    const resultsFile = path.join(resultsDir, 'results.json');
     const small = ['--seconds', '1', '--connections', '4', '--booking-connections', '2', '--track-connections', '4', '--track-deliveries', '2'];
     const e2e = ['--deliveries', '3', '--e2e-seconds', '2', '--step-ms', '100', '--samples', '2'];
     const { code, output } = bench(['--quick', ...small, ...e2e, '--results', resultsFile], 270_000);

@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startTestStack, type TestStack } from '../helpers/stack';
@@ -8,11 +8,13 @@ import { api } from '../helpers/http';
 import { bookingBody } from '../helpers/bookings';
 
 let stack: TestStack;
+const lintDir = mkdtempSync(path.join(tmpdir(), 'openapi-'));
 beforeAll(async () => {
   stack = await startTestStack({ withoutWorker: true });
 });
 afterAll(async () => {
   await stack?.close();
+  rmSync(lintDir, { recursive: true, force: true });
 });
 
 describe('the API description', () => {
@@ -49,7 +51,7 @@ describe('the API description', () => {
     const test = webhooks.webhookTest!.post;
     expect(test.requestBody.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/TestCallback' });
     expect(test.parameters.map((p) => p.name)).toEqual(callback.parameters.map((p) => p.name));
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'openapi-')), 'openapi.json');
+    const file = path.join(lintDir, 'openapi.json');
     writeFileSync(file, JSON.stringify(document));
     const lint = spawnSync(path.resolve('node_modules/.bin/redocly'), ['lint', file, '--format=json'], {
       encoding: 'utf8',

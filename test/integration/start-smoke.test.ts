@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -47,16 +47,17 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number):
 
 describe('npm start', () => {
   let child: ChildProcess | undefined;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'stack-'));
   afterAll(async () => {
     if (child && child.exitCode === null) {
       const exited = new Promise((resolve) => child?.once('exit', resolve));
       child.kill('SIGINT');
       await exited;
     }
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('brings the stack up, prints a working key, refuses a second start and stops on Ctrl-C', async () => {
-    const dataDir = mkdtempSync(path.join(tmpdir(), 'stack-'));
     const [apiPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
     const env = {
       ...process.env,
