@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { deliveryTimings } from '../../api/services/timings';
 import { initOrm, type Orm } from '../../db/orm';
 import { deliveryReference, deliveryWorkflowId } from '../../domain/reference';
+import { createBookingActivities } from '../../activities/booking';
 import { createPaymentActivities } from '../../activities/payments';
 import { GatewayUnavailableError, type MobileMoneyGateway } from '../../integrations/mobile-money/gateway';
 import { SandboxNetwork } from '../../integrations/mobile-money/sandbox';
@@ -106,6 +107,18 @@ describe('a worker that loses Postgres just after a booking', () => {
     const activities = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(activities).toEqual([]);
   }, 90_000);
+
+  it('counts the grace the worker is set to, not a fixed one', async () => {
+    const { settings, orm, temporal, deps } = stack;
+    const beginWithin = (bookingCommitGraceSeconds: number) =>
+      createBookingActivities(
+        activityDeps({ settings: { ...settings, bookingCommitGraceSeconds }, orm, temporal, logger: deps.logger, gateways: deps.gateways }),
+      ).beginDelivery;
+    // A row that never came, for a workflow started 20 s ago: past a 10 s grace, within a 60 s one.
+    const missing = { deliveryId: randomUUID(), textCodes: false, bookedAt: new Date(Date.now() - 20_000).toISOString() };
+    await expect(beginWithin(10)(missing)).rejects.toMatchObject({ type: 'BookingNotFound', nonRetryable: true });
+    await expect(beginWithin(60)(missing)).rejects.toMatchObject({ type: 'BookingNotFound', nonRetryable: false });
+  });
 });
 
 describe('a worker that loses Postgres while requesting a debit', () => {
