@@ -20,6 +20,7 @@ module.exports = {
       displayName: 'stack',
       ...shared,
       testMatch: ['<rootDir>/test/{integration,workflow,browser,conformance,fault}/**/*.test.ts'],
+      setupFiles: ['<rootDir>/test/helpers/lane-database.ts'],
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
     },

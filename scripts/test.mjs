@@ -19,7 +19,7 @@ async function main() {
   ensureDependencies();
   const cli = ensureTemporalCli();
   const chromium = ensureChromium();
-  const { startTemporal, startEmbeddedPostgres, migrate, freePort } = await import('./lib/stack.mjs');
+  const { startTemporal, startEmbeddedPostgres, migrate, copyDatabase, freePort } = await import('./lib/stack.mjs');
   // Each run has its own folder, so two runs (say, two terminals) never share a database.
   const dataDir = path.join(root, '.data', 'test', String(process.pid));
   const stops = [];
@@ -39,20 +39,29 @@ async function main() {
     stops.push(temporal.stop);
 
     let databaseUrl = process.env.DATABASE_URL;
-    if (!databaseUrl) {
+    const embedded = !databaseUrl;
+    if (embedded) {
       say('Starting an embedded PostgreSQL for the tests…');
       const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: await freePort(), fresh: true });
       stops.push(pg.stop);
       databaseUrl = pg.url;
     }
     migrate(databaseUrl);
+    // Most suites spend their time waiting on timers, so two run at once (jest's default on two
+    // cores is one). Each lane has a database of its own: riders are shared by every partner, and
+    // one lane's dispatch would otherwise offer its jobs to the other lane's riders. A database
+    // named by DATABASE_URL is not copied, so its suites run one at a time.
+    const laneUrls = embedded ? [databaseUrl, await copyDatabase(databaseUrl, 'delivery_lane2')] : [databaseUrl];
 
     const bundle = path.join(dataDir, 'workflow-bundle.js');
     if (run('Bundling the workflows once for every test worker', bin('tsx'), ['scripts/bundle-workflows.ts', bundle]) !== 0) return 1;
 
-    code = run('Running the tests', bin('jest'), ['--ci', '--forceExit', ...jestArgs], {
+    const workersChosen = jestArgs.some((arg) => /^(--maxWorkers|-w|-i$|--runInBand$)/.test(arg));
+    const workers = workersChosen ? [] : [`--maxWorkers=${laneUrls.length}`];
+    code = run('Running the tests', bin('jest'), ['--ci', '--forceExit', ...workers, ...jestArgs], {
       NODE_ENV: 'test',
       TEST_DATABASE_URL: databaseUrl,
+      TEST_DATABASE_LANES: laneUrls.join(' '),
       TEST_TEMPORAL_ADDRESS: temporal.address,
       TEST_TEMPORAL_CLI: cli,
       WORKFLOW_BUNDLE: bundle,

@@ -152,6 +152,27 @@ export async function startEmbeddedPostgres({ dataDir, port, fresh = false }) {
   return { url: `postgres://postgres:postgres@127.0.0.1:${port}/delivery`, stop: () => pg.stop() };
 }
 
+/**
+ * A copy of the database at `url` (migrated, with nobody connected to it), made on the same server
+ * under `name`; returns the copy's URL.
+ */
+export async function copyDatabase(url, name) {
+  const { default: pg } = await import('pg');
+  const source = new URL(url);
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    await client.query(`create database "${name}" template "${decodeURIComponent(source.pathname.slice(1))}"`);
+  } finally {
+    await client.end();
+  }
+  const copy = new URL(url);
+  copy.pathname = `/${name}`;
+  return copy.toString();
+}
+
 /** Runs the MikroORM migrations against `databaseUrl` in a child process. */
 export function migrate(databaseUrl) {
   const result = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['db/migrate.ts'], {
