@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
+import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, GracefulShutdownPeriodExpiredError, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { answerMalformedRequests } from '../../api/client-errors';
@@ -61,6 +62,16 @@ export interface StackOptions {
   withoutWorker?: boolean;
   activityOverrides?: Partial<ActivityDeps>;
   appOverrides?: Partial<AppDeps>;
+}
+
+/**
+ * A worker that has drained can still fail its last step, freeing its native half, when the SDK's
+ * core has not yet dropped a reference of its own ("Worker still in use: Expected 1 reference, but
+ * got 2"): a race inside the SDK, seen under load. Its work is done; like a forced stop, it keeps
+ * its connection held.
+ */
+function stillHeldAtFinalize(error: unknown): boolean {
+  return error instanceof IllegalStateError && error.message.startsWith('Worker still in use');
 }
 
 /**
@@ -133,7 +144,7 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
       if (stack.worker && stack.worker.getState() === 'RUNNING') stack.worker.shutdown();
       const stopping = Date.now();
       await running?.catch((error: unknown) => {
-        if (!(error instanceof GracefulShutdownPeriodExpiredError)) throw error;
+        if (!(error instanceof GracefulShutdownPeriodExpiredError || stillHeldAtFinalize(error))) throw error;
         workerForced = true;
       });
       // Said out loud: a shutdown this slow is worth a look, even when the suite passes.
