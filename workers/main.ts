@@ -7,6 +7,7 @@ import { initOrm } from '../db/orm';
 import { selectGateways } from '../integrations/mobile-money/select';
 import { activityDeps, signalWhenDebitsSettle } from './activity-deps';
 import { installTemporalLogger } from './temporal-logger';
+import { runWorker } from './run-worker';
 import { createWorker } from './worker';
 
 /** `npm run worker`: one worker process; run as many as the load needs. */
@@ -41,11 +42,13 @@ async function main(): Promise<void> {
     metricsPort: settings.workerMetricsPort || null,
   });
   // SIGINT/SIGTERM make run() stop polling and let running tasks finish (graceful drain).
-  await worker.run();
+  const released = await runWorker(worker);
   await client.connection.close();
-  await connection.close();
+  if (released) await connection.close();
   await orm.close();
   logger.info('Worker stopped');
+  // A connection the SDK still holds would keep the process alive after a finished drain.
+  if (!released) process.exit(0);
 }
 
 main().catch((error: unknown) => {

@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
-import { IllegalStateError } from '@temporalio/common';
 import { DefaultLogger, GracefulShutdownPeriodExpiredError, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { answerMalformedRequests } from '../../api/client-errors';
@@ -15,6 +14,7 @@ import { selectGateways } from '../../integrations/mobile-money/select';
 import { selectMapProviders } from '../../integrations/select';
 import { LocalFilePhotos } from '../../integrations/storage/local-files';
 import { activityDeps, signalWhenDebitsSettle } from '../../workers/activity-deps';
+import { runWorker } from '../../workers/run-worker';
 import { createWorker } from '../../workers/worker';
 
 /** How long a test worker may take to stop before it is stopped by force. */
@@ -65,16 +65,6 @@ export interface StackOptions {
 }
 
 /**
- * A worker that has drained can still fail its last step, freeing its native half, when the SDK's
- * core has not yet dropped a reference of its own ("Worker still in use: Expected 1 reference, but
- * got 2"): a race inside the SDK, seen under load. Its work is done; like a forced stop, it keeps
- * its connection held.
- */
-function stillHeldAtFinalize(error: unknown): boolean {
-  return error instanceof IllegalStateError && error.message.startsWith('Worker still in use');
-}
-
-/**
  * A real API (listening on a loopback port) and a real worker on a task queue of this test
  * file's own, against the shared dev server and database that `npm test` started.
  */
@@ -117,7 +107,7 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   let nativeConnection: NativeConnection | null = null;
-  let running: Promise<void> | null = null;
+  let running: Promise<boolean> | null = null;
   let workerForced = false;
   const stack: TestStack = {
     settings,
@@ -138,15 +128,17 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
         tuning: { shutdownForceTime: `${WORKER_STOP_LIMIT_MS}ms` },
       });
       stack.worker = worker;
-      running = worker.run();
+      running = runWorker(worker);
     },
     async stopWorker() {
       if (stack.worker && stack.worker.getState() === 'RUNNING') stack.worker.shutdown();
       const stopping = Date.now();
-      await running?.catch((error: unknown) => {
-        if (!(error instanceof GracefulShutdownPeriodExpiredError || stillHeldAtFinalize(error))) throw error;
-        workerForced = true;
+      const released = await running?.catch((error: unknown) => {
+        if (!(error instanceof GracefulShutdownPeriodExpiredError)) throw error;
+        return false;
       });
+      // A worker stopped by force, or one the SDK still holds, keeps its connection held.
+      if (released === false) workerForced = true;
       // Said out loud: a shutdown this slow is worth a look, even when the suite passes.
       const tookMs = Date.now() - stopping;
       if (tookMs > 10_000) process.stderr.write(`test stack: the worker took ${tookMs} ms to stop\n`);
