@@ -47,7 +47,7 @@ async function main(): Promise<void> {
   if (released) await connection.close();
   await orm.close();
   logger.info('Worker stopped');
-  // A connection the SDK still holds would keep the process alive after a finished drain.
+  // The drain is done; the connection the SDK still holds is left to the process's end.
   if (!released) process.exit(0);
 }
 

@@ -158,19 +158,18 @@ export async function startEmbeddedPostgres({ dataDir, port, fresh = false }) {
  */
 export async function copyDatabase(url, name) {
   const { default: pg } = await import('pg');
-  const source = new URL(url);
-  const admin = new URL(url);
-  admin.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: admin.toString() });
+  const at = new URL(url);
+  const source = decodeURIComponent(at.pathname.slice(1));
+  at.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: at.toString() });
   await client.connect();
   try {
-    await client.query(`create database "${name}" template "${decodeURIComponent(source.pathname.slice(1))}"`);
+    await client.query(`create database "${name}" template "${source}"`);
   } finally {
     await client.end();
   }
-  const copy = new URL(url);
-  copy.pathname = `/${name}`;
-  return copy.toString();
+  at.pathname = `/${name}`;
+  return at.toString();
 }
 
 /** Runs the MikroORM migrations against `databaseUrl` in a child process. */
