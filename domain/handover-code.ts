@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 
-/** Position used for the final drop-off's code; stops use their index. */
-export const FINAL_DROP = -1;
+export { FINAL_DROP } from './lifecycle';
 
 /**
  * Only this hash of a recipient's hand-over code is stored. It is bound to the delivery and the

@@ -39,13 +39,37 @@ export const TRANSITIONS: Readonly<Record<DeliveryStatus, readonly DeliveryStatu
 };
 
 /** Statuses in which a partner may still cancel (the rider does not hold the parcel yet). */
-export const CANCELLABLE: readonly DeliveryStatus[] = ['pending', 'accepted'];
+export const CANCELLABLE: readonly DeliveryStatus[] = DELIVERY_STATUSES.filter((status) => TRANSITIONS[status].includes('cancelled'));
+
+/**
+ * Whether a partner's cancel is taken: in a cancellable status, and again once cancelled (a
+ * repeat answers the cancelled delivery, DESIGN section 9). The API and the workflow both ask it.
+ */
+export function canCancel(status: DeliveryStatus): boolean {
+  return status === 'cancelled' || CANCELLABLE.includes(status);
+}
 
 /** Statuses in which a rider holds the job. */
 export const ACTIVE_FOR_RIDER: readonly DeliveryStatus[] = ['accepted', 'picked_up', 'in_transit'];
 
 export function canTransition(from: DeliveryStatus, to: DeliveryStatus): boolean {
   return TRANSITIONS[from].includes(to);
+}
+
+/** A rider's step in words, by the status it leads to, for the answer that refuses it. */
+const STEP_NAMES: Partial<Record<DeliveryStatus, string>> = {
+  picked_up: 'pick up',
+  in_transit: 'depart',
+  delivered: 'deliver',
+};
+
+/**
+ * Why a rider's step to `to` is refused while the delivery is `from`, or null when the table
+ * allows it. An additional stop is handed over where the final drop could be (`in_transit`).
+ */
+export function stepRefusal(from: DeliveryStatus, to: DeliveryStatus | 'stop'): string | null {
+  if (to === 'stop') return canTransition(from, 'delivered') ? null : `Cannot complete a stop while the delivery is ${from}`;
+  return canTransition(from, to) ? null : `Cannot ${STEP_NAMES[to] ?? to} while the delivery is ${from}`;
 }
 
 export function isTerminal(status: DeliveryStatus): boolean {
@@ -65,6 +89,9 @@ export type VerificationMethod = (typeof VERIFICATION_METHODS)[number];
 
 export const PACKAGE_SIZES = ['small', 'medium', 'large'] as const;
 export type PackageSize = (typeof PACKAGE_SIZES)[number];
+
+/** The final drop-off's position among a delivery's hand-overs; additional stops use their index. */
+export const FINAL_DROP = -1;
 
 /** Each additional stop is `pending` until its parcel is handed over. */
 export type StopStatus = 'pending' | 'delivered';

@@ -1,3 +1,5 @@
+export { bookingSweepWorkflow } from './booking-sweep';
 export { deliveryWorkflow } from './delivery';
 export { roboRiderWorkflow } from './robo-rider';
 export { webhookRedeliveryWorkflow } from './webhook-redelivery';
+export { debitReconciliationWorkflow } from './debit-reconciliation';

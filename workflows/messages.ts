@@ -2,26 +2,12 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { DeliveryStatus, PaymentStatus, VerificationMethod } from '../domain/lifecycle';
 import type { LatLng } from '../domain/geo';
+import type { DeliveryTimings } from '../domain/timings';
 
 /**
  * Everything that crosses the boundary of a delivery workflow: its input, the messages the API
  * and the robo rider send it, its query and its search attributes. Pure; the API imports it too.
  */
-
-/** Durations the workflow waits on, passed in so tests can shrink them. */
-export interface DeliveryTimings {
-  dispatchTimeoutSeconds: number;
-  dispatchWidenSeconds: number;
-  dispatchInitialRadiusKm: number;
-  dispatchMaxRadiusKm: number;
-  webhookRetryInitialSeconds: number;
-  webhookRetryCoefficient: number;
-  webhookTimeoutSeconds: number;
-  roboRiderStepSeconds: number;
-  paymentPollSeconds: number;
-  /** First retry interval of a debit the network did not answer; 2 s when absent. */
-  debitRetryInitialSeconds?: number;
-}
 
 export interface DeliveryWorkflowInput {
   deliveryId: string;
@@ -38,8 +24,11 @@ export interface DeliveryWorkflowInput {
   timings: DeliveryTimings;
 }
 
-/** Proof of hand-over checked by the API before it reaches the workflow (the code never enters history). */
-export type HandoverProof = { kind: 'none' } | { kind: 'otp' } | { kind: 'photo'; storageKey: string };
+/**
+ * Proof a rider brings to a hand-over. A code reaches the workflow as its hash (domain/handover-code.ts),
+ * so the code itself never enters history; a photo is stored by the API first.
+ */
+export type HandoverProof = { kind: 'none' } | { kind: 'otp'; codeHash: string } | { kind: 'photo'; storageKey: string };
 
 export interface RiderAction {
   riderId: string;

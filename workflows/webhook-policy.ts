@@ -1,20 +1,21 @@
 import type { ActivityOptions } from '@temporalio/workflow';
-import type { DeliveryTimings } from './messages';
+import type { DeliveryTimings } from '../domain/timings';
+import { WEBHOOK_MAX_ATTEMPTS, webhookLongestDelaySeconds } from '../domain/webhook-retries';
 
 /**
  * How a callback is sent, for the first send and for a redelivery alike.
- * Contract: "retried with exponential backoff, at most five times" → 6 attempts in all;
- * intervals 15 s × 5ⁿ (DESIGN section 9), so the last wait is initial × coefficient⁴.
+ * Contract: "retried with exponential backoff, at most five times" (domain/webhook-retries.ts).
  * Contract: "a response slower than 10 seconds counts as failed" → the HTTP timeout, plus margin.
  */
 export function webhookActivityOptions(t: DeliveryTimings): ActivityOptions {
+  const backoff = { initialSeconds: t.webhookRetryInitialSeconds, coefficient: t.webhookRetryCoefficient };
   return {
     startToCloseTimeout: `${t.webhookTimeoutSeconds + 5} seconds`,
     retry: {
-      initialInterval: `${t.webhookRetryInitialSeconds} seconds`,
-      backoffCoefficient: t.webhookRetryCoefficient,
-      maximumInterval: `${t.webhookRetryInitialSeconds * t.webhookRetryCoefficient ** 4} seconds`,
-      maximumAttempts: 6,
+      initialInterval: `${backoff.initialSeconds} seconds`,
+      backoffCoefficient: backoff.coefficient,
+      maximumInterval: `${webhookLongestDelaySeconds(backoff)} seconds`,
+      maximumAttempts: WEBHOOK_MAX_ATTEMPTS,
     },
   };
 }

@@ -1,6 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
-import type { DeliveryTimings } from './messages';
+import type { DeliveryTimings } from '../domain/timings';
 import { webhookActivityOptions } from './webhook-policy';
 
 /** A partner asked for a callback again: the same stored bytes, signed with the current secret. */

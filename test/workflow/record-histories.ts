@@ -4,7 +4,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readOutbox } from '../../db/sms-outbox';
 import { deliveryWorkflowId } from '../../domain/reference';
-import { book, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
+import { bookingSweepWorkflow, debitReconciliationWorkflow } from '../../workflows';
+import { requestRecheck } from '../../db/debits';
+import { book, commitBookingRow, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
 import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
@@ -17,7 +19,7 @@ import { historyToJson } from './history-json';
  */
 
 /** Timers short enough to record an expiry in seconds. */
-export const RECORDING_ENV = { DISPATCH_TIMEOUT_SECONDS: '5' };
+export const RECORDING_ENV = { DISPATCH_TIMEOUT_SECONDS: '5', BOOKING_ORPHAN_AFTER_SECONDS: '1' };
 
 /** Each recorded history: its file name under test/workflow/histories/. */
 export const SCENARIOS = [
@@ -28,6 +30,8 @@ export const SCENARIOS = [
   'delivery-cancelled-while-pending',
   'delivery-expired',
   'webhook-redelivery',
+  'booking-sweep',
+  'debit-reconciliation',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -141,7 +145,37 @@ export async function recordHistories(stack: TestStack, dir: string): Promise<vo
       workflows['delivery-expired'] = deliveryWorkflowId(created.id);
     };
 
-    await Promise.all([robo(), liveRider(), scheduledDeclined(), cancelled(), expired()]);
+    // A round of the booking sweeper, as its Schedule starts it; one booking left without a workflow
+    // (as when the API died between the commit and the start) gives it something to start.
+    const sweep = async () => {
+      const partner = await makePartner(stack.orm);
+      const account = await registerAccount(stack.baseUrl, partner.testKey);
+      const orphan = await commitBookingRow(stack.orm, { partnerId: partner.partnerId, mode: 'test', paymentMethodId: account.id });
+      await eventually(async () => (await stack.orm.em.fork().execute(`select 1 from deliveries where id = ? and created_at < now() - make_interval(secs => ?)`, [orphan, stack.settings.bookingOrphanAfterSeconds])).length === 1, 15_000, 'the orphan to age');
+      const workflowId = `booking-sweep-recording-${orphan}`;
+      await stack.temporal.workflow.execute(bookingSweepWorkflow, { workflowId, taskQueue: stack.settings.temporalTaskQueue });
+      workflows['booking-sweep'] = workflowId;
+    };
+
+    // A round of the debit reconciliation, with one debit to check: a finished delivery's debit
+    // that a late report asked to be checked again, as a callback for it would.
+    const reconciliation = async () => {
+      const partner = await makePartner(stack.orm);
+      await registerAccount(stack.baseUrl, partner.testKey);
+      const created = await book(stack.baseUrl, partner.testKey);
+      await api(stack.baseUrl, partner.testKey).post(`/partner/deliveries/${created.id}/cancel`);
+      await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result();
+      await requestRecheck(stack.orm.em.fork(), created.id);
+      const workflowId = `debit-reconciliation-recording-${created.id}`;
+      await stack.temporal.workflow.execute(debitReconciliationWorkflow, {
+        workflowId,
+        taskQueue: stack.settings.temporalTaskQueue,
+        args: [{ pendingAfterSeconds: 3600, batch: 100 }],
+      });
+      workflows['debit-reconciliation'] = workflowId;
+    };
+
+    await Promise.all([robo(), liveRider(), scheduledDeclined(), cancelled(), expired(), sweep(), reconciliation()]);
 
     await mkdir(dir, { recursive: true });
     for (const scenario of SCENARIOS) {

@@ -1,0 +1,129 @@
+import { ApplicationFailure } from '@temporalio/activity';
+import type { Activities } from '../../activities';
+import type { CodeMatch } from '../../activities/handover';
+import type { DebitResult } from '../../integrations/mobile-money/gateway';
+import { DEBIT_STORE_UNAVAILABLE } from '../../workflows/messages';
+
+/** How the fake Mobile Money network answers a debit request. */
+export type DebitBehaviour =
+  | { answer: DebitResult }
+  /** Every try times out, as the sandbox's `…3333` numbers do. */
+  | { outage: true }
+  /** Our own Postgres fails the first `times` tries, then the network answers. */
+  | { storeDownFor: number; then: DebitResult };
+
+/**
+ * Everything the delivery's activities did, as a partner, a rider and ops would see it in
+ * Postgres: the activities below write here instead.
+ */
+export class FakeWorld {
+  transitions: { status: string; riderId: string | null }[] = [];
+  offers: { radiusKm: number; at: number }[] = [];
+  payments: { state: string; reason: string | null; confirmed: boolean }[] = [];
+  stopsHandedOver: number[] = [];
+  webhooksSent: string[] = [];
+  codeTries = 0;
+  debitTries = 0;
+  /** Which rider holds which job: a rider holds one at a time. */
+  readonly riderJobs = new Map<string, string>();
+  /** The hash of each drop's issued code, by position. */
+  readonly issuedCodes = new Map<number, string>();
+  /** The API withdrew the booking before the workflow could claim it. */
+  bookingWithdrawn = false;
+  debit: DebitBehaviour = { answer: { state: 'paid' } };
+  /** What a poll of the gateway answers. */
+  debitCheck: DebitResult = { state: 'pending' };
+  /** A poll of the gateway that does not answer, as a gateway in an outage. */
+  debitCheckFails = false;
+  /** The records the reconciliation corrected: the state before and after. */
+  corrections: { from: string; to: string }[] = [];
+  /** How long a rider's accept and other status changes take to write, so races can be arranged. */
+  acceptWriteMs = 0;
+  transitionWriteMs = 0;
+
+  statuses(): string[] {
+    return this.transitions.map((t) => t.status);
+  }
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Activities of the same shape as `createActivities`, over a FakeWorld instead of Postgres and the outside world. */
+export function createFakeActivities(world: FakeWorld): Activities {
+  return {
+    async beginDelivery() {
+      if (world.bookingWithdrawn) throw ApplicationFailure.nonRetryable('The booking was withdrawn', 'BookingNotFound');
+    },
+    async sweepOrphanedBookings() {
+      return { found: 0, outcomes: {} };
+    },
+    async textHandoverCodes() {},
+    async recordTransition({ status, riderId }) {
+      await pause(world.transitionWriteMs);
+      world.transitions.push({ status, riderId });
+      if (['delivered', 'cancelled', 'expired'].includes(status) && riderId) world.riderJobs.delete(riderId);
+      return { eventId: `event-${status}` };
+    },
+    async acceptJob({ deliveryId, riderId }) {
+      await pause(world.acceptWriteMs);
+      const held = world.riderJobs.get(riderId);
+      if (held && held !== deliveryId) return { claimed: false, eventId: null };
+      world.riderJobs.set(riderId, deliveryId);
+      world.transitions.push({ status: 'accepted', riderId });
+      return { claimed: true, eventId: 'event-accepted' };
+    },
+    async recordStopHandover({ index }) {
+      world.stopsHandedOver.push(index);
+    },
+    async offerToNearbyRiders({ radiusKm }) {
+      world.offers.push({ radiusKm, at: Date.now() });
+      return 0;
+    },
+    async matchHandoverCode({ position, codeHash }): Promise<CodeMatch> {
+      world.codeTries += 1;
+      const issued = world.issuedCodes.get(position);
+      if (issued === undefined) return 'not_issued';
+      return issued === codeHash ? 'match' : 'mismatch';
+    },
+    async requestDebit() {
+      world.debitTries += 1;
+      const behaviour = world.debit;
+      if ('outage' in behaviour) throw ApplicationFailure.retryable('The network did not answer', 'GatewayUnavailable');
+      if ('storeDownFor' in behaviour) {
+        if (world.debitTries <= behaviour.storeDownFor) throw ApplicationFailure.retryable('Postgres is down', DEBIT_STORE_UNAVAILABLE);
+        return behaviour.then;
+      }
+      return behaviour.answer;
+    },
+    async checkDebit() {
+      if (world.debitCheckFails) throw ApplicationFailure.retryable('The gateway did not answer', 'GatewayUnavailable');
+      return world.debitCheck;
+    },
+    async recordPayment({ state, reason, confirmed }) {
+      world.payments.push({ state, reason, confirmed });
+    },
+    async debitsToReconcile() {
+      return [];
+    },
+    async reconcileDebit() {
+      const recorded = world.payments.at(-1);
+      const word = world.debitCheck;
+      if (recorded && word.state !== 'pending' && word.state !== recorded.state) {
+        world.corrections.push({ from: recorded.state, to: word.state });
+        world.payments.push({ state: word.state, reason: word.reason ?? null, confirmed: true });
+        return { state: word.state, corrected: true };
+      }
+      return { state: word.state, corrected: false };
+    },
+    async sendWebhook({ eventId }) {
+      world.webhooksSent.push(eventId);
+    },
+    async enlistRoboRider() {
+      return 'robo-rider';
+    },
+    async moveRoboRider() {},
+    async roboRiderAct() {
+      return true;
+    },
+  };
+}

@@ -1,0 +1,63 @@
+import { ParentClosePolicy, condition, startChild, workflowInfo } from '@temporalio/workflow';
+import { roboRiderWorkflow } from '../robo-rider';
+import type { Delivery } from './state';
+
+/** A scheduled booking sleeps durably until its dispatch time; a cancel ends the wait. */
+export async function waitForScheduledTime(delivery: Delivery): Promise<void> {
+  const { scheduledAt } = delivery.input;
+  if (!scheduledAt) return;
+  const untilDispatch = Date.parse(scheduledAt) - Date.now();
+  if (untilDispatch > 0) await condition(() => delivery.status !== 'pending', untilDispatch);
+}
+
+/**
+ * Finds a rider: offers the job on a radius that widens on a timer until a rider accepts or the
+ * dispatch deadline passes, then expires a job nobody took. Test-mode jobs go to a robo rider.
+ */
+export async function dispatch(delivery: Delivery): Promise<void> {
+  if (delivery.input.mode === 'test') await startRoboRider(delivery);
+  const deadline = Date.now() + delivery.input.timings.dispatchTimeoutSeconds * 1000;
+  await offerWithWideningRadius(delivery, deadline);
+  await expireIfNoRider(delivery);
+}
+
+/** Each round offers the job to riders within the radius, then waits `dispatchWidenSeconds` for one. */
+async function offerWithWideningRadius(delivery: Delivery, deadline: number): Promise<void> {
+  const t = delivery.input.timings;
+  let radiusKm = t.dispatchInitialRadiusKm;
+  while (delivery.status === 'pending' && Date.now() < deadline) {
+    if (delivery.input.mode === 'live') {
+      await delivery.acts.db.offerToNearbyRiders({
+        deliveryId: delivery.input.deliveryId,
+        pickup: delivery.input.pickup,
+        radiusKm,
+        expiresAt: new Date(deadline).toISOString(),
+      });
+    }
+    await condition(() => delivery.status !== 'pending', Math.min(t.dispatchWidenSeconds * 1000, deadline - Date.now()));
+    radiusKm = Math.min(radiusKm * 2, t.dispatchMaxRadiusKm);
+  }
+}
+
+/** The dispatch deadline: a job still pending expires. An accept being written is let finish first. */
+async function expireIfNoRider(delivery: Delivery): Promise<void> {
+  await condition(() => !delivery.accepting);
+  if (delivery.status === 'pending') await delivery.moveTo('expired');
+}
+
+async function startRoboRider(delivery: Delivery): Promise<void> {
+  const { input } = delivery;
+  await startChild(roboRiderWorkflow, {
+    workflowId: `robo-rider-${input.deliveryId}`,
+    taskQueue: workflowInfo().taskQueue,
+    parentClosePolicy: ParentClosePolicy.TERMINATE,
+    args: [
+      {
+        deliveryId: input.deliveryId,
+        route: [input.pickup, ...input.stops, input.dropoff],
+        stopsCount: input.stops.length,
+        stepSeconds: input.timings.roboRiderStepSeconds,
+      },
+    ],
+  });
+}

@@ -1,0 +1,1 @@
+export { deliveryWorkflow } from './workflow';

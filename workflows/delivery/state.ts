@@ -1,0 +1,237 @@
+import { condition, upsertSearchAttributes } from '@temporalio/workflow';
+import { FINAL_DROP, canCancel, isTerminal, stepRefusal, type DeliveryStatus, type PaymentStatus } from '../../domain/lifecycle';
+import {
+  DeliveryStatusKey,
+  FAILURE,
+  PaymentStatusKey,
+  type DeliveryState,
+  type DeliveryWorkflowInput,
+  type HandoverAction,
+  type HandoverProof,
+  type RiderAction,
+  type StopHandoverAction,
+} from '../messages';
+import type { DeliveryActivities } from './activities';
+import { HandoverCodes } from './handover-codes';
+import type { DebitOutcome } from './payment';
+import { Recorder } from './recorder';
+import { refusal } from './refusal';
+
+export type PaymentOutcome = { state: 'paid' | 'failed'; reason?: string };
+
+/**
+ * One delivery's state and the rules that move it: the message handlers call in here. Checks
+ * (`check…`) are synchronous, for update validators, so a refused message adds nothing to history;
+ * changes are recorded in Postgres (Recorder) before their webhook is sent.
+ */
+export class Delivery {
+  status: DeliveryStatus = 'pending';
+  paymentStatus: PaymentStatus = 'pending';
+  riderId: string | null = null;
+  stopsCompleted = 0;
+  /** A rider's accept is being written: the status moves only once it is, so a cancel waits for it. */
+  accepting = false;
+  /** The gateway's confirmation, when its callback (or the sandbox network) has sent one. */
+  confirmedPayment: PaymentOutcome | undefined;
+  /** Whether the recorded outcome is the gateway's word. */
+  paymentConfirmed = false;
+  readonly recorder: Recorder;
+  private readonly codes: HandoverCodes;
+
+  constructor(
+    readonly input: DeliveryWorkflowInput,
+    readonly acts: DeliveryActivities,
+  ) {
+    this.recorder = new Recorder(acts);
+    const t = input.timings;
+    this.codes = new HandoverCodes(input.deliveryId, { maxWrong: t.otpMaxAttempts, lockSeconds: t.otpLockSeconds }, acts);
+  }
+
+  get isFinished(): boolean {
+    return isTerminal(this.status);
+  }
+
+  snapshot(): DeliveryState {
+    return {
+      status: this.status,
+      paymentStatus: this.paymentStatus,
+      riderId: this.riderId,
+      stopsTotal: this.input.stops.length,
+      stopsCompleted: this.stopsCompleted,
+      webhooksOutstanding: this.recorder.webhooksOutstanding,
+    };
+  }
+
+  // Checks, for the update validators.
+
+  checkAccept(): void {
+    // While another rider's accept is being written the job is still `pending`, as details say.
+    if (this.accepting) throw refusal(FAILURE.conflict, 'Another rider is taking this job', this.status);
+    if (stepRefusal(this.status, 'accepted')) throw refusal(FAILURE.conflict, 'The job is no longer available', this.status);
+  }
+
+  checkStep(to: DeliveryStatus | 'stop', action: RiderAction): void {
+    if (this.riderId === null || action.riderId !== this.riderId) {
+      throw refusal(FAILURE.notYourJob, 'This job is not held by this rider', this.status);
+    }
+    const refused = stepRefusal(this.status, to);
+    if (refused) throw refusal(FAILURE.invalidTransition, refused, this.status);
+  }
+
+  /** Stops are handed over in array order, each with the proof the booking asked for. */
+  checkStop(action: StopHandoverAction): void {
+    this.checkStep('stop', action);
+    if (action.index !== this.stopsCompleted) {
+      throw refusal(FAILURE.invalidTransition, `Stops are handed over in order; next is stop ${this.stopsCompleted}`, this.status, {
+        next_stop: this.stopsCompleted < this.input.stops.length ? this.stopsCompleted : null,
+      });
+    }
+    this.checkProofKind(action.proof, action.index);
+  }
+
+  checkDeliver(action: HandoverAction): void {
+    this.checkStep('delivered', action);
+    if (this.stopsCompleted < this.input.stops.length) {
+      throw refusal(FAILURE.invalidTransition, 'Every additional stop must be handed over first', this.status, {
+        next_stop: this.stopsCompleted,
+      });
+    }
+    this.checkProofKind(action.proof, FINAL_DROP);
+  }
+
+  checkCancel(): void {
+    if (!canCancel(this.status)) {
+      throw refusal(FAILURE.invalidTransition, `A delivery that is ${this.status} can no longer be cancelled`, this.status);
+    }
+  }
+
+  private checkProofKind(proof: HandoverProof, position: number): void {
+    const method = this.input.verificationMethod;
+    if (method === 'otp' && proof.kind !== 'otp') throw refusal(FAILURE.verificationFailed, 'The recipient’s code is required', this.status);
+    if (method === 'photo' && proof.kind !== 'photo') {
+      throw refusal(FAILURE.verificationFailed, 'A photo of the hand-over is required', this.status);
+    }
+    const refused = method === 'otp' ? this.codes.refusalNow(position) : null;
+    if (refused) throw refusal(FAILURE.verificationFailed, refused.message, this.status, { otp: refused.otp });
+  }
+
+  // Changes, for the handlers and the workflow's own timers.
+
+  /** Every transition: decided here, recorded in Postgres, then told to the partner. */
+  async moveTo(to: DeliveryStatus, action?: RiderAction): Promise<DeliveryState> {
+    this.status = to;
+    upsertSearchAttributes([{ key: DeliveryStatusKey, value: to }]);
+    const at = new Date().toISOString();
+    const { eventId } = await this.recorder.write(() =>
+      this.acts.db.recordTransition({
+        deliveryId: this.input.deliveryId,
+        status: to,
+        riderId: action?.riderId ?? this.riderId,
+        lat: action?.lat ?? null,
+        lng: action?.lng ?? null,
+        at,
+      }),
+    );
+    this.recorder.sendWebhook(eventId);
+    return this.snapshot();
+  }
+
+  /** Claims the rider and records `accepted` in one write; first rider wins. */
+  async accept(action: RiderAction): Promise<DeliveryState> {
+    this.accepting = true;
+    try {
+      const { claimed, eventId } = await this.recorder.write(() =>
+        this.acts.db.acceptJob({
+          deliveryId: this.input.deliveryId,
+          riderId: action.riderId,
+          lat: action.lat ?? null,
+          lng: action.lng ?? null,
+          at: new Date().toISOString(),
+        }),
+      );
+      if (!claimed) throw refusal(FAILURE.conflict, 'The rider already holds another job', this.status);
+      this.status = 'accepted';
+      this.riderId = action.riderId;
+      upsertSearchAttributes([{ key: DeliveryStatusKey, value: this.status }]);
+      this.recorder.sendWebhook(eventId);
+      return this.snapshot();
+    } finally {
+      this.accepting = false;
+    }
+  }
+
+  async completeStop(action: StopHandoverAction): Promise<DeliveryState> {
+    await this.verify(action.proof, action.index, () => this.checkStop(action));
+    this.stopsCompleted += 1;
+    const at = new Date().toISOString();
+    await this.recorder.write(() =>
+      this.acts.db.recordStopHandover({
+        deliveryId: this.input.deliveryId,
+        index: action.index,
+        at,
+        photoKey: action.proof.kind === 'photo' ? action.proof.storageKey : null,
+      }),
+    );
+    return this.snapshot();
+  }
+
+  async deliver(action: HandoverAction): Promise<DeliveryState> {
+    await this.verify(action.proof, FINAL_DROP, () => this.checkDeliver(action));
+    return this.moveTo('delivered', action);
+  }
+
+  async cancel(): Promise<DeliveryState> {
+    if (this.accepting) {
+      // An accept is being written: cancel what it leaves (an accepted job is still cancellable).
+      await condition(() => !this.accepting);
+      this.checkCancel();
+    }
+    if (this.status !== 'cancelled') return this.moveTo('cancelled');
+    // A repeat is answered with the delivery as recorded: one that arrives while the first cancel
+    // is still being written waits for that write, or the API would answer `pending`.
+    await this.recorder.writesDone();
+    return this.snapshot();
+  }
+
+  /**
+   * The first confirmation settles a pending debit. One that arrives once the outcome is recorded
+   * and says otherwise, or confirms an outcome the gateway never gave its word on, is checked
+   * with the gateway, and the record follows the gateway.
+   */
+  confirmPayment(outcome: PaymentOutcome): void {
+    if (this.paymentStatus === 'pending') {
+      this.confirmedPayment ??= outcome;
+      return;
+    }
+    if (outcome.state !== this.paymentStatus || !this.paymentConfirmed) this.recorder.track(this.recheckPayment());
+  }
+
+  async recordPayment(outcome: DebitOutcome): Promise<void> {
+    this.paymentStatus = outcome.state;
+    this.paymentConfirmed = outcome.confirmed;
+    upsertSearchAttributes([{ key: PaymentStatusKey, value: outcome.state }]);
+    const record = { deliveryId: this.input.deliveryId, state: outcome.state, reason: outcome.reason ?? null, confirmed: outcome.confirmed };
+    await this.recorder.write(() => this.acts.db.recordPayment(record));
+  }
+
+  private async recheckPayment(): Promise<void> {
+    // After the record's own write, so the check compares against what was recorded.
+    await this.recorder.writesDone();
+    const word = await this.acts.reconciliation.reconcileDebit({ deliveryId: this.input.deliveryId, trigger: 'late-confirmation' });
+    if (word.state === 'pending') return;
+    this.paymentStatus = word.state;
+    this.paymentConfirmed = true;
+    upsertSearchAttributes([{ key: PaymentStatusKey, value: word.state }]);
+  }
+
+  /**
+   * Compares a code with the issued one; a refusal is answered as the validator's would be. The
+   * step is checked again after the comparison, which awaits an activity.
+   */
+  private async verify(proof: HandoverProof, position: number, recheck: () => void): Promise<void> {
+    if (proof.kind !== 'otp') return;
+    const refused = await this.codes.check(position, proof.codeHash);
+    if (refused) throw refusal(FAILURE.verificationFailed, refused.message, this.status, { otp: refused.otp });
+    recheck();
+  }
+}
