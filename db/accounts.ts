@@ -1,8 +1,39 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { displayPrefix, generateSecret, hashSecret, type KeyMode } from '../domain/api-key';
+import { endPartnerSessions } from './sessions';
 
-/** Account records shared by the operator commands, the dashboard and the tests. */
+/**
+ * Partners, the links that confirm their email addresses, and their API keys: the records shared
+ * by the operator commands, the dashboard, the key check of every API request and the tests.
+ */
+
+/** A partner as log-in and sign-up look it up. */
+export interface PartnerLogin {
+  id: string;
+  email: string;
+  business_name: string;
+  password_hash: string | null;
+  confirmed: boolean;
+}
+
+/** The account whose address is `email`, compared without case; null when none uses it. */
+export async function findPartnerByEmail(em: EntityManager, email: string): Promise<PartnerLogin | null> {
+  const [row] = await em.execute<PartnerLogin[]>(
+    `select id, email, business_name, password_hash, email_confirmed_at is not null as confirmed
+         from partners where lower(email) = lower(?)`,
+    [email],
+  );
+  return row ?? null;
+}
+
+export async function findPartner(em: EntityManager, partnerId: string): Promise<Omit<PartnerLogin, 'password_hash'> | null> {
+  const [row] = await em.execute<Omit<PartnerLogin, 'password_hash'>[]>(
+    'select id, email, business_name, email_confirmed_at is not null as confirmed from partners where id = ?',
+    [partnerId],
+  );
+  return row ?? null;
+}
 
 export async function createPartner(
   em: EntityManager,
@@ -16,29 +47,192 @@ export async function createPartner(
   return { partnerId: id, email: input.email.trim() };
 }
 
-/** Creates a key and returns its secret, which is shown this once and stored only as a hash. */
+/** Stores a link's token (as its hash) for `purpose` (confirmation or reset), valid for `hours` by the database clock. */
+export async function issueEmailToken(
+  em: EntityManager,
+  input: { tokenHash: string; partnerId: string; purpose: string; hours: number },
+): Promise<void> {
+  await em.execute(
+    `insert into email_tokens (token_hash, partner_id, purpose, expires_at) values (?, ?, ?, now() + ? * interval '1 hour')`,
+    [input.tokenHash, input.partnerId, input.purpose, input.hours],
+  );
+}
+
+/**
+ * Uses an unexpired, unused confirmation token: its partner's address counts as confirmed, and
+ * every other unused link sent for it is spent too, all in one transaction. The partner's id,
+ * or null when the token is unknown, used or expired.
+ */
+export async function confirmEmail(em: EntityManager, tokenHash: string, purpose: string): Promise<string | null> {
+  return em.transactional(async (tx) => {
+    const [used] = await tx.execute<{ partner_id: string }[]>(
+      `update email_tokens set used_at = now()
+           where token_hash = ? and purpose = ? and used_at is null and expires_at > now() returning partner_id`,
+      [tokenHash, purpose],
+    );
+    if (!used) return null;
+    await tx.execute('update partners set email_confirmed_at = coalesce(email_confirmed_at, now()) where id = ?', [used.partner_id]);
+    // The other links sent to this address have nothing left to do.
+    await tx.execute('update email_tokens set used_at = now() where partner_id = ? and purpose = ? and used_at is null', [
+      used.partner_id,
+      purpose,
+    ]);
+    return used.partner_id;
+  });
+}
+
+/**
+ * A new sign-up for an address whose account is still unconfirmed: the newest password and name
+ * replace the pending ones and the links sent before are spent, so the link in the mailbox
+ * confirms the account whose password its reader chose. False when the account is confirmed
+ * (by then, or all along), which is never changed this way.
+ */
+export async function replacePendingSignUp(
+  em: EntityManager,
+  input: { partnerId: string; passwordHash: string; businessName: string; purpose: string },
+): Promise<boolean> {
+  return em.transactional(async (tx) => {
+    const rows = await tx.execute<unknown[]>(
+      'update partners set password_hash = ?, business_name = ? where id = ? and email_confirmed_at is null returning id',
+      [input.passwordHash, input.businessName.trim(), input.partnerId],
+    );
+    if (rows.length !== 1) return false;
+    await tx.execute('update email_tokens set used_at = now() where partner_id = ? and purpose = ? and used_at is null', [
+      input.partnerId,
+      input.purpose,
+    ]);
+    return true;
+  });
+}
+
+/** The stored password hash of a partner (for a change of password, which asks for the current one). */
+export async function findPasswordHash(em: EntityManager, partnerId: string): Promise<string | null> {
+  const [row] = await em.execute<{ password_hash: string | null }[]>('select password_hash from partners where id = ?', [partnerId]);
+  return row?.password_hash ?? null;
+}
+
+/** Sets a partner's password hash and ends its other dashboard sessions, in one transaction. */
+export async function setPassword(em: EntityManager, input: { partnerId: string; passwordHash: string; keepSid: string | null }): Promise<void> {
+  await em.transactional(async (tx) => {
+    await tx.execute('update partners set password_hash = ? where id = ?', [input.passwordHash, input.partnerId]);
+    await endPartnerSessions(tx, input.partnerId, input.keepSid);
+  });
+}
+
+/** Whether a link's token is unexpired and unused, so its page can show the form or say at once that it does not work. */
+export async function emailTokenUsable(em: EntityManager, tokenHash: string, purpose: string): Promise<boolean> {
+  const rows = await em.execute<unknown[]>(
+    'select 1 from email_tokens where token_hash = ? and purpose = ? and used_at is null and expires_at > now()',
+    [tokenHash, purpose],
+  );
+  return rows.length === 1;
+}
+
+/**
+ * Uses an unexpired, unused reset token: the partner's password becomes `passwordHash`, every
+ * other unused reset link is spent and all its dashboard sessions end. Whoever opened the link
+ * reads the mailbox, so the address counts as confirmed too. The partner's id, or null.
+ */
+export async function resetPassword(em: EntityManager, input: { tokenHash: string; purpose: string; passwordHash: string }): Promise<string | null> {
+  return em.transactional(async (tx) => {
+    const [used] = await tx.execute<{ partner_id: string }[]>(
+      `update email_tokens set used_at = now()
+           where token_hash = ? and purpose = ? and used_at is null and expires_at > now() returning partner_id`,
+      [input.tokenHash, input.purpose],
+    );
+    if (!used) return null;
+    await tx.execute('update partners set password_hash = ?, email_confirmed_at = coalesce(email_confirmed_at, now()) where id = ?', [
+      input.passwordHash,
+      used.partner_id,
+    ]);
+    await tx.execute('update email_tokens set used_at = now() where partner_id = ? and purpose = ? and used_at is null', [
+      used.partner_id,
+      input.purpose,
+    ]);
+    await endPartnerSessions(tx, used.partner_id);
+    return used.partner_id;
+  });
+}
+
+/** Thrown by createApiKey when the partner already holds `maxActive` unrevoked keys. */
+export class ApiKeyLimitReached extends Error {
+  constructor(readonly maxActive: number) {
+    super(`A partner may hold at most ${maxActive} active API keys`);
+  }
+}
+
+/**
+ * Creates a key and returns its secret, which is shown this once and stored only as a hash. With `maxActive` (the dashboard), refused by
+ * ApiKeyLimitReached when the partner already holds that many unrevoked keys, both modes
+ * together; the partner's row is locked meanwhile, so two creations at once cannot both pass.
+ */
 export async function createApiKey(
   em: EntityManager,
-  input: { partnerId: string; label: string; mode: KeyMode },
+  input: { partnerId: string; label: string; mode: KeyMode; maxActive?: number },
 ): Promise<{ keyId: string; apiKey: string; prefix: string }> {
-  const [partner] = await em.execute<{ confirmed: boolean }[]>(
-    'select email_confirmed_at is not null as confirmed from partners where id = ?',
-    [input.partnerId],
+  return em.transactional(async (tx) => {
+    const [partner] = await tx.execute<{ confirmed: boolean }[]>(
+      `select email_confirmed_at is not null as confirmed from partners where id = ?${input.maxActive === undefined ? '' : ' for update'}`,
+      [input.partnerId],
+    );
+    if (!partner) throw new Error('Unknown partner');
+    if (!partner.confirmed) throw new Error('Confirm the email address before creating a key');
+    if (input.maxActive !== undefined) {
+      const [held] = await tx.execute<{ n: number }[]>('select count(*)::int as n from api_keys where partner_id = ? and revoked_at is null', [
+        input.partnerId,
+      ]);
+      if ((held?.n ?? 0) >= input.maxActive) throw new ApiKeyLimitReached(input.maxActive);
+    }
+    const apiKey = generateSecret(input.mode, 'sk');
+    const keyId = randomUUID();
+    const prefix = displayPrefix(apiKey);
+    await tx.execute(`insert into api_keys (id, partner_id, mode, label, prefix, key_hash) values (?, ?, ?, ?, ?, ?)`, [
+      keyId,
+      input.partnerId,
+      input.mode,
+      input.label,
+      prefix,
+      hashSecret(apiKey),
+    ]);
+    return { keyId, apiKey, prefix };
+  });
+}
+
+/** A key as the dashboard lists it: never its hash. */
+export interface ApiKeyListing {
+  id: string;
+  label: string;
+  mode: KeyMode;
+  prefix: string;
+  created_at: Date;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+/** A partner's keys of one mode: usable ones first, newest first. */
+export async function listApiKeys(em: EntityManager, partnerId: string, mode: KeyMode): Promise<ApiKeyListing[]> {
+  return em.execute<ApiKeyListing[]>(
+    `select id, label, mode, prefix, created_at, last_used_at, revoked_at from api_keys
+       where partner_id = ? and mode = ? order by revoked_at is not null, created_at desc`,
+    [partnerId, mode],
   );
-  if (!partner) throw new Error('Unknown partner');
-  if (!partner.confirmed) throw new Error('Confirm the email address before creating a key');
-  const apiKey = generateSecret(input.mode, 'sk');
-  const keyId = randomUUID();
-  const prefix = displayPrefix(apiKey);
-  await em.execute(`insert into api_keys (id, partner_id, mode, label, prefix, key_hash) values (?, ?, ?, ?, ?, ?)`, [
-    keyId,
-    input.partnerId,
-    input.mode,
-    input.label,
-    prefix,
-    hashSecret(apiKey),
-  ]);
-  return { keyId, apiKey, prefix };
+}
+
+/** An unrevoked key found by its hash, and whether its last-used time is over a minute old. */
+export async function findUsableApiKey(
+  em: EntityManager,
+  keyHash: string,
+): Promise<{ id: string; partner_id: string; mode: KeyMode; stale: boolean } | null> {
+  const [key] = await em.execute<{ id: string; partner_id: string; mode: KeyMode; stale: boolean }[]>(
+    `select id, partner_id, mode, (last_used_at is null or last_used_at < now() - interval '60 seconds') as stale
+         from api_keys where key_hash = ? and revoked_at is null`,
+    [keyHash],
+  );
+  return key ?? null;
+}
+
+export async function markApiKeyUsed(em: EntityManager, keyId: string): Promise<void> {
+  await em.execute('update api_keys set last_used_at = now() where id = ?', [keyId]);
 }
 
 const revocationListeners = new Set<(keyId: string) => void>();
@@ -60,14 +254,16 @@ export async function revokeApiKey(em: EntityManager, partnerId: string, keyId: 
 /** A rider and the token their app authenticates with (`rk_…`), shown once. */
 export async function createRider(
   em: EntityManager,
-  input: { name: string; vehicle?: string | null; lat?: number | null; lng?: number | null },
+  input: { name: string; vehicle?: string | null; lat?: number | null; lng?: number | null; tokenDays?: number },
 ): Promise<{ riderId: string; riderToken: string }> {
   const riderId = randomUUID();
   const riderToken = generateSecret('live', 'rk');
   const located = input.lat !== undefined && input.lat !== null && input.lng !== undefined && input.lng !== null;
+  // Only the hash is kept; the token is shown once, to the operator who issues it.
   await em.execute(
-    `insert into riders (id, name, vehicle, token_hash, lat, lng, located_at) values (?, ?, ?, ?, ?, ?, ?)`,
-    [riderId, input.name, input.vehicle ?? null, hashSecret(riderToken), input.lat ?? null, input.lng ?? null, located ? new Date() : null],
+    `insert into riders (id, name, vehicle, token_hash, token_expires_at, lat, lng, located_at)
+     values (?, ?, ?, ?, now() + make_interval(days => ?), ?, ?, ?)`,
+    [riderId, input.name, input.vehicle ?? null, hashSecret(riderToken), input.tokenDays ?? 30, input.lat ?? null, input.lng ?? null, located ? new Date() : null],
   );
   return { riderId, riderToken };
 }

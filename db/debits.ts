@@ -46,14 +46,16 @@ const RECORD_REQUEST = {
 
 /**
  * The outcome on the delivery and on its debit, in one statement (so at once, without a
- * transaction's extra round trips); `paid` and `failed` are never changed afterwards.
+ * transaction's extra round trips). Only a pending record takes it: after that, only the
+ * gateway's word changes a record (`reconcile`). `$4` is whether the gateway gave that word.
  */
 const RECORD_OUTCOME = {
   name: 'debit-record-outcome',
   text: `
     with delivery as (
       update deliveries set payment_status = $2::text, updated_at = now() where id = $1 and payment_status = 'pending')
-    update debits set state = $2::text, reason = $3, settled_at = now() where delivery_id = $1 and state = 'pending'`,
+    update debits set state = $2::text, reason = $3, settled_at = now(), gateway_confirmed = $4::boolean
+    where delivery_id = $1 and state = 'pending'`,
 };
 
 export async function debitContext(em: EntityManager, deliveryId: string): Promise<DebitContext | undefined> {
@@ -72,7 +74,101 @@ export async function recordDebitRequest(
 
 export async function recordDebitOutcome(
   em: EntityManager,
-  outcome: { deliveryId: string; state: 'pending' | 'paid' | 'failed'; reason: string | null },
+  outcome: { deliveryId: string; state: 'pending' | 'paid' | 'failed'; reason: string | null; confirmed: boolean },
 ): Promise<void> {
-  await poolQuery(em).query({ ...RECORD_OUTCOME, values: [outcome.deliveryId, outcome.state, outcome.reason] });
+  await poolQuery(em).query({ ...RECORD_OUTCOME, values: [outcome.deliveryId, outcome.state, outcome.reason, outcome.confirmed] });
+}
+
+/**
+ * A report of the debit's outcome came after the record was closed (a callback for a finished
+ * delivery, say): the next reconciliation asks the gateway. False when there is no such debit.
+ */
+export async function requestRecheck(em: EntityManager, deliveryId: string): Promise<boolean> {
+  const rows = await em.execute<{ delivery_id: string }[]>(
+    'update debits set recheck_requested_at = now() where delivery_id = ? returning delivery_id',
+    [deliveryId],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The debits whose record may not match the gateway: still pending `pendingAfterSeconds` after
+ * the request, closed without the gateway's word, or asked to be checked again by a later report.
+ * One checked within `pendingAfterSeconds` waits for the next round. Postgres' clock alone decides.
+ */
+export async function toReconcile(em: EntityManager, { pendingAfterSeconds, limit }: { pendingAfterSeconds: number; limit: number }): Promise<string[]> {
+  const rows = await em.execute<{ delivery_id: string }[]>(
+    `select delivery_id from debits
+     where (recheck_requested_at is not null
+        or ((state = 'pending' and requested_at < now() - make_interval(secs => ?)) or (state <> 'pending' and not gateway_confirmed))
+           and (checked_at is null or checked_at < now() - make_interval(secs => ?)))
+     order by requested_at limit ?`,
+    [pendingAfterSeconds, pendingAfterSeconds, limit],
+  );
+  return rows.map((row) => row.delivery_id);
+}
+
+/** A debit as reconciliation reads it, with where to ask. */
+export interface DebitToCheck {
+  mode: 'live' | 'test';
+  gateway: string;
+  state: 'pending' | 'paid' | 'failed';
+}
+
+export async function findForCheck(em: EntityManager, deliveryId: string): Promise<DebitToCheck | undefined> {
+  const [row] = await em.execute<DebitToCheck[]>(
+    'select d.mode, b.gateway, b.state from debits b join deliveries d on d.id = b.delivery_id where b.delivery_id = ?',
+    [deliveryId],
+  );
+  return row;
+}
+
+/** A record changed to what the gateway says. */
+export interface DebitCorrection {
+  deliveryId: string;
+  from: string;
+  to: 'paid' | 'failed';
+  gateway: string;
+}
+
+/**
+ * Sets the record to the gateway's word, under the debit's row lock: the delivery's
+ * `payment_status` and the debit follow it, and a change of state is kept in `debit_corrections`.
+ * A gateway that still says `pending` changes nothing but the time of the check. Returns the
+ * correction, or null when the record already said so.
+ */
+export async function reconcile(
+  em: EntityManager,
+  deliveryId: string,
+  word: { state: 'pending' | 'paid' | 'failed'; reason: string | null },
+  trigger: string,
+): Promise<DebitCorrection | null> {
+  return em.transactional(async (tx) => {
+    const [debit] = await tx.execute<{ state: string; gateway: string }[]>('select state, gateway from debits where delivery_id = ? for update', [
+      deliveryId,
+    ]);
+    if (!debit) return null;
+    if (word.state === 'pending') {
+      await tx.execute('update debits set checked_at = now(), recheck_requested_at = null where delivery_id = ?', [deliveryId]);
+      return null;
+    }
+    const changed = debit.state !== word.state;
+    await tx.execute(
+      `update debits set state = ?, reason = case when ? then ? else reason end, settled_at = coalesce(settled_at, now()),
+         gateway_confirmed = true, checked_at = now(), recheck_requested_at = null
+       where delivery_id = ?`,
+      [word.state, changed, word.reason, deliveryId],
+    );
+    if (!changed) return null;
+    await tx.execute('update deliveries set payment_status = ?, updated_at = now() where id = ?', [word.state, deliveryId]);
+    await tx.execute('insert into debit_corrections (delivery_id, from_state, to_state, gateway, reason, trigger) values (?, ?, ?, ?, ?, ?)', [
+      deliveryId,
+      debit.state,
+      word.state,
+      debit.gateway,
+      word.reason,
+      trigger,
+    ]);
+    return { deliveryId, from: debit.state, to: word.state, gateway: debit.gateway };
+  });
 }

@@ -1,9 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OutboxStore } from '../integrations/sms/outbox';
 
 /**
- * Reads of the SMS outbox, the offline default's store of texts (integrations/sms/outbox.ts writes
- * it): for a delivery's dashboard page, `npm run ops -- outbox` and the tests.
+ * The SMS outbox, the offline default's store of texts (integrations/sms/outbox.ts sends to it),
+ * read by a delivery's dashboard page, `npm run ops -- outbox` and the tests.
  */
+
+/** The outbox's store on the ORM; `em` is asked for an entity manager at each text. */
+export function outboxStore(em: () => EntityManager): OutboxStore {
+  return {
+    async add({ to, body, deliveryId }) {
+      await em().execute('insert into sms_outbox (recipient, body, delivery_id) values (?, ?, ?)', [to, body, deliveryId]);
+    },
+  };
+}
 
 /** The texts sent about one delivery through the outbox (the offline default), oldest first. */
 export async function readDeliveryTexts(em: EntityManager, deliveryId: string): Promise<{ to: string; body: string; created_at: string }[]> {

@@ -4,6 +4,10 @@ import { Migration20261121120000_rate_limit_counters } from './Migration20261121
 import { Migration20261123000000_sms_outbox_delivery } from './Migration20261123000000_sms_outbox_delivery';
 import { Migration20261124000000_idempotency_resource } from './Migration20261124000000_idempotency_resource';
 import { Migration20261125000000_pending_deliveries } from './Migration20261125000000_pending_deliveries';
+import { Migration20261126000000_handover_lock_in_workflow } from './Migration20261126000000_handover_lock_in_workflow';
+import { Migration20261126010000_booking_claim } from './Migration20261126010000_booking_claim';
+import { Migration20261126020000_debit_reconciliation } from './Migration20261126020000_debit_reconciliation';
+import { Migration20261126040000_rider_tokens_calls } from './Migration20261126040000_rider_tokens_calls';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
 export const migrationsList = [
@@ -13,4 +17,8 @@ export const migrationsList = [
   { name: 'Migration20261123000000_sms_outbox_delivery', class: Migration20261123000000_sms_outbox_delivery },
   { name: 'Migration20261124000000_idempotency_resource', class: Migration20261124000000_idempotency_resource },
   { name: 'Migration20261125000000_pending_deliveries', class: Migration20261125000000_pending_deliveries },
+  { name: 'Migration20261126000000_handover_lock_in_workflow', class: Migration20261126000000_handover_lock_in_workflow },
+  { name: 'Migration20261126010000_booking_claim', class: Migration20261126010000_booking_claim },
+  { name: 'Migration20261126020000_debit_reconciliation', class: Migration20261126020000_debit_reconciliation },
+  { name: 'Migration20261126040000_rider_tokens_calls', class: Migration20261126040000_rider_tokens_calls },
 ];

@@ -1,7 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Delivery, DeliveryEvent, DeliveryStop, Rider } from './entities';
+import type { KeyMode } from '../domain/api-key';
 import type { DeliveryParts } from '../domain/delivery-view';
+import type { DeliveryStatus } from '../domain/lifecycle';
+import { DeliverySchema, type Delivery, type DeliveryEvent, type DeliveryStop, type Rider } from './entities';
 import { poolQuery, type PoolQuery } from './pool-query';
+
+/** A partner's deliveries and the reads every answer about a delivery is built from. */
 
 /**
  * What a delivery's answers are built from, as one string that changes whenever they may: the
@@ -20,7 +24,7 @@ const VERSION_QUERY = {
   text: `select ${DELIVERY_VERSION_SQL} as version, d.partner_id, d.mode from deliveries d where d.id = $1`,
 };
 
-export async function deliveryVersion(
+export async function version(
   em: EntityManager,
   id: string,
 ): Promise<{ version: string; partnerId: string; mode: string } | null> {
@@ -32,7 +36,7 @@ export async function deliveryVersion(
 /** Whether a delivery's row is committed: the first step of every delivery workflow asks it. */
 const EXISTS_QUERY = { name: 'delivery-exists', text: 'select 1 from deliveries where id = $1' };
 
-export async function deliveryExists(em: EntityManager, id: string): Promise<boolean> {
+export async function exists(em: EntityManager, id: string): Promise<boolean> {
   return (await poolQuery(em).query({ ...EXISTS_QUERY, values: [id] })).rows.length === 1;
 }
 
@@ -87,7 +91,7 @@ function toParts(json: { delivery: Row; stops: Row[]; events: Row[]; rider: Row 
 }
 
 /** The parts of many deliveries, in their order, in one query whatever the page size (no N+1). */
-export async function loadDeliveryParts(em: EntityManager, deliveries: Delivery[]): Promise<DeliveryParts[]> {
+export async function loadParts(em: EntityManager, deliveries: Delivery[]): Promise<DeliveryParts[]> {
   if (deliveries.length === 0) return [];
   const rows = await em.execute<{ parts: Parameters<typeof toParts>[0] }[]>(
     `${PARTS_SQL} where d.id in (${deliveries.map(() => '?').join(', ')})`,
@@ -97,23 +101,51 @@ export async function loadDeliveryParts(em: EntityManager, deliveries: Delivery[
   return deliveries.flatMap((d) => byId.get(d.id) ?? []);
 }
 
-export async function loadDelivery(em: EntityManager, id: string): Promise<DeliveryParts | null> {
-  return (await loadVersionedDelivery(em, id))?.parts ?? null;
+export async function load(em: EntityManager, id: string): Promise<DeliveryParts | null> {
+  return (await loadVersioned(em, id))?.parts ?? null;
 }
 
 const PARTS_QUERY = { name: 'delivery-parts', text: `${PARTS_SQL} where d.id = $1` };
 
 /** One delivery's parts and the version they were read at (see DELIVERY_VERSION_SQL). */
-export async function loadVersionedDelivery(em: EntityManager, id: string): Promise<{ parts: DeliveryParts; version: string } | null> {
-  return readVersionedDelivery(poolQuery(em), id);
+export async function loadVersioned(em: EntityManager, id: string): Promise<{ parts: DeliveryParts; version: string } | null> {
+  return readVersioned(poolQuery(em), id);
 }
 
 /**
  * The same on a given client: inside a transaction, its client, so the parts include the
  * transaction's own writes (a webhook body is frozen that way).
  */
-export async function readVersionedDelivery(client: PoolQuery, id: string): Promise<{ parts: DeliveryParts; version: string } | null> {
+export async function readVersioned(client: PoolQuery, id: string): Promise<{ parts: DeliveryParts; version: string } | null> {
   type PartsRow = { parts: Parameters<typeof toParts>[0]; version: string };
   const [row] = (await client.query<PartsRow>({ ...PARTS_QUERY, values: [id] })).rows;
   return row ? { parts: toParts(row.parts), version: row.version } : null;
+}
+
+/** A page of a partner's deliveries in one mode, newest first, optionally of one status. */
+export function findForPartner(
+  em: EntityManager,
+  { partnerId, mode, status }: { partnerId: string; mode: KeyMode; status?: string },
+  page: { limit: number; offset: number },
+): Promise<Delivery[]> {
+  return em.find(
+    DeliverySchema,
+    { partnerId, mode, ...(status ? { status: status as DeliveryStatus } : {}) },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: page.limit, offset: page.offset },
+  );
+}
+
+/** The delivery's row, or null when there is no such delivery. */
+export function find(em: EntityManager, id: string): Promise<Delivery | null> {
+  return em.findOne(DeliverySchema, { id });
+}
+
+/** The delivery's row; MikroORM's NotFoundError when there is none. */
+export function get(em: EntityManager, id: string): Promise<Delivery> {
+  return em.findOneOrFail(DeliverySchema, { id });
+}
+
+/** The delivery's status as recorded, or null when there is no such delivery. */
+export async function statusOf(em: EntityManager, id: string): Promise<DeliveryStatus | null> {
+  return (await find(em, id))?.status ?? null;
 }

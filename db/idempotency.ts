@@ -1,0 +1,100 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { PoolQuery } from './pool-query';
+
+/**
+ * `Idempotency-Key`s as Postgres keeps them (`idempotency_keys`), so every API process shares
+ * them: a key is claimed by the first request that sends it, then holds that request's answer,
+ * or what it made, for repeats.
+ */
+
+/** Whose key it is and what for: a key is one partner's, in one mode, for one kind of request. */
+export type IdempotencyKeyIds = [partnerId: string, mode: string, scope: string, key: string];
+
+/** How long a key is remembered (DESIGN section 9). */
+const KEY_TTL = '24 hours';
+/**
+ * A claim still without an answer this long after it was made belongs to a request whose
+ * process died (every request ends well before): the key is free again.
+ */
+const ABANDONED_AFTER = '2 minutes';
+
+export interface StoredKey {
+  request_hash: string;
+  response_status: number | null;
+  response_body: string | null;
+  resource_id: string | null;
+}
+
+/** Clears every key older than KEY_TTL (each key is also cleared when reused, in `claim`). */
+export async function sweepExpired(em: EntityManager): Promise<void> {
+  await em.execute(`delete from idempotency_keys where created_at < now() - interval '${KEY_TTL}'`);
+}
+
+/**
+ * Forgets the key if it is older than KEY_TTL or was abandoned having made nothing, then tries to
+ * claim it for a request whose body hashes to `requestHash`. True when this request owns it now.
+ */
+export async function claim(em: EntityManager, ids: IdempotencyKeyIds, requestHash: string): Promise<boolean> {
+  await em.execute(
+    `delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ?
+           and (created_at < now() - interval '${KEY_TTL}'
+                or (response_status is null and resource_id is null and created_at < now() - interval '${ABANDONED_AFTER}'))`,
+    ids,
+  );
+  const claimed = await em.execute<unknown[]>(
+    `insert into idempotency_keys (partner_id, mode, scope, key, request_hash) values (?, ?, ?, ?, ?)
+         on conflict do nothing returning key`,
+    [...ids, requestHash],
+  );
+  return claimed.length === 1;
+}
+
+/** The key as stored, or undefined when no request holds it. */
+export async function find(em: EntityManager, ids: IdempotencyKeyIds): Promise<StoredKey | undefined> {
+  const [stored] = await em.execute<StoredKey[]>(
+    `select request_hash, response_status, response_body, resource_id from idempotency_keys
+         where partner_id = ? and mode = ? and scope = ? and key = ?`,
+    ids,
+  );
+  return stored;
+}
+
+/** Lets go of a key whose request made nothing, so the partner may send it again. */
+export async function release(em: EntityManager, ids: IdempotencyKeyIds): Promise<void> {
+  await em.execute('delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ? and resource_id is null', ids);
+}
+
+/** Keeps the answer (`body` as sent, JSON) for repeats of the request to be given. */
+export async function recordAnswer(em: EntityManager, ids: IdempotencyKeyIds, status: number, body: string): Promise<void> {
+  await em.execute(
+    `update idempotency_keys set response_status = ?, response_body = ?
+               where partner_id = ? and mode = ? and scope = ? and key = ?`,
+    [status, body, ...ids],
+  );
+}
+
+const BIND_KEY = {
+  name: 'idempotency-bind-key',
+  text: 'update idempotency_keys set resource_id = $1 where partner_id = $2 and mode = $3 and scope = $4 and key = $5',
+};
+
+/**
+ * Ties the key to what its request made, inside the transaction `tx` that makes it: once that
+ * commits, a repeat of the request is answered with it, even if the request's own answer is lost.
+ */
+export async function bindToResource(tx: PoolQuery, ids: IdempotencyKeyIds, resourceId: string): Promise<void> {
+  await tx.query({ ...BIND_KEY, values: [resourceId, ...ids] });
+}
+
+const UNBIND_KEY = {
+  name: 'idempotency-unbind-key',
+  text: 'update idempotency_keys set resource_id = null where resource_id = $1 and partner_id = $2 and mode = $3 and scope = $4 and key = $5',
+};
+
+/**
+ * Unties the key from what its request made, inside the transaction `tx` that withdraws it, so the
+ * key can be let go of like that of a request that made nothing.
+ */
+export async function unbindFromResource(tx: PoolQuery, ids: IdempotencyKeyIds, resourceId: string): Promise<void> {
+  await tx.query({ ...UNBIND_KEY, values: [resourceId, ...ids] });
+}

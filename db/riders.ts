@@ -1,0 +1,183 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { LatLng } from '../domain/geo';
+import { poolQuery, type PoolQuery } from './pool-query';
+
+/**
+ * Riders: their token, availability, position and the one job each holds, and the rider app's
+ * reads of its jobs. An online rider's app pings its position every few seconds, and each step
+ * of a job reads the job twice, so those are named prepared statements on a client of the ORM's
+ * pool (parsed and planned once per connection, no ORM layer per call), like the delivery
+ * version in deliveries.ts.
+ */
+
+export interface RiderPosition {
+  lat: number | null;
+  lng: number | null;
+}
+
+/** What a rider's step decides on about its job: one the rider holds, or was offered and nobody holds. */
+export interface JobForStep {
+  id: string;
+  status: string;
+  verificationMethod: string;
+}
+
+/** The rider app's view of a job (DESIGN section 10). */
+export interface RiderJobView {
+  delivery_id: string;
+  reference: string;
+  status: string;
+  stops: Record<string, unknown>[];
+  [field: string]: unknown;
+}
+
+/**
+ * Whom the job's recipients are reached on: the final drop (`FINAL_DROP`, -1) and each stop by
+ * its index. Kept out of the view itself: the rider is given a masked number, never these.
+ */
+export interface JobRecipient {
+  index: number;
+  phone: string;
+}
+
+/** Postgres builds the job view, stops in visiting order, so it costs one round trip. */
+const JOB_VIEW = {
+  name: 'rider-job-view-masked',
+  text: `
+    select json_build_object(
+      'delivery_id', d.id, 'reference', d.reference, 'status', d.status,
+      'pickup_address', d.pickup_address, 'pickup_lat', d.pickup_lat, 'pickup_lng', d.pickup_lng,
+      'dropoff_address', d.dropoff_address, 'dropoff_lat', d.dropoff_lat, 'dropoff_lng', d.dropoff_lng,
+      'recipient_name', d.recipient_name,
+      'package_size', d.package_size, 'package_description', d.package_description,
+      'verification_method', d.verification_method,
+      'stops', coalesce((
+        select json_agg(json_build_object(
+          'index', s.position, 'dropoff_address', s.dropoff_address, 'dropoff_lat', s.dropoff_lat,
+          'dropoff_lng', s.dropoff_lng, 'recipient_name', s.recipient_name,
+          'package_size', s.package_size, 'package_description', s.package_description, 'status', s.status
+        ) order by s.position)
+        from delivery_stops s where s.delivery_id = d.id
+      ), '[]'::json)
+    ) as job,
+    json_build_array(json_build_object('index', -1, 'phone', d.recipient_phone)) :: jsonb || coalesce((
+      select jsonb_agg(jsonb_build_object('index', s.position, 'phone', s.recipient_phone) order by s.position)
+      from delivery_stops s where s.delivery_id = d.id
+    ), '[]'::jsonb) as recipients
+    from deliveries d where d.id = $1`,
+};
+
+const JOB_FOR_STEP = {
+  name: 'rider-job-for-step',
+  text: `select d.id, d.rider_id, d.status, d.verification_method, r.lat, r.lng,
+           exists(select 1 from rider_offers o where o.delivery_id = $1 and o.rider_id = $2) as offered
+         from riders r left join deliveries d on d.id = $1 where r.id = $2`,
+};
+
+const RECORD_POSITION = {
+  name: 'rider-record-position',
+  text: 'update riders set lat = $1, lng = $2, located_at = now() where id = $3',
+};
+
+/** The job as the rider app shows it, and its recipients' numbers for masking; null when there is no such delivery. */
+export async function jobView(em: EntityManager, deliveryId: string): Promise<{ job: RiderJobView; recipients: JobRecipient[] } | null> {
+  const { rows } = await poolQuery(em).query<{ job: RiderJobView; recipients: JobRecipient[] }>({ ...JOB_VIEW, values: [deliveryId] });
+  return rows[0] ?? null;
+}
+
+/**
+ * The job if this rider holds it, or was offered it while no rider holds it (else null), and where
+ * the rider last was, in one round trip. An offered job is the rider's to see, so a step taken
+ * before the accept is out of order (400 with the status), not unknown; its status is never one
+ * a step needs, so the step is refused before it reaches the workflow.
+ */
+export async function jobForStep(em: EntityManager, deliveryId: string, riderId: string): Promise<{ job: JobForStep | null; position: RiderPosition }> {
+  const { rows } = await poolQuery(em).query<{
+    id: string | null;
+    rider_id: string | null;
+    status: string;
+    verification_method: string;
+    lat: number | null;
+    lng: number | null;
+    offered: boolean;
+  }>({ ...JOB_FOR_STEP, values: [deliveryId, riderId] });
+  const row = rows[0];
+  const position = { lat: row?.lat ?? null, lng: row?.lng ?? null };
+  if (!row?.id || !(row.rider_id === riderId || (row.rider_id === null && row.offered))) return { job: null, position };
+  return { job: { id: row.id, status: row.status, verificationMethod: row.verification_method }, position };
+}
+
+/** A position ping. Pings go to Postgres only; they never enter workflow history. */
+export async function setPosition(em: EntityManager, riderId: string, lat: number, lng: number): Promise<void> {
+  await poolQuery(em).query({ ...RECORD_POSITION, values: [lat, lng, riderId] });
+}
+
+/**
+ * Holds the rider to the job unless they hold another, in the caller's transaction; true when
+ * they now hold this one. The unique `active_delivery_id` makes the database refuse a second job
+ * even if two accepts race on two deliveries (the caller maps that refusal to false).
+ */
+const CLAIM = {
+  name: 'rider-claim',
+  text: `update riders set active_delivery_id = $1
+         where id = $2 and (active_delivery_id is null or active_delivery_id = $1) returning id`,
+};
+
+export async function claimJob(tx: PoolQuery, deliveryId: string, riderId: string): Promise<boolean> {
+  return (await tx.query({ ...CLAIM, values: [deliveryId, riderId] })).rows.length === 1;
+}
+
+/** The rider whose token hashes to `tokenHash`, and whether that token has expired; null when no rider has it. */
+export async function findByTokenHash(em: EntityManager, tokenHash: string): Promise<{ riderId: string; expired: boolean } | null> {
+  const [row] = await em.execute<{ id: string; expired: boolean }[]>(
+    'select id, coalesce(token_expires_at <= now(), true) as expired from riders where token_hash = ?',
+    [tokenHash],
+  );
+  return row ? { riderId: row.id, expired: row.expired } : null;
+}
+
+/**
+ * Gives the rider a new token (by its hash) valid for `days`; the old one stops working at once in
+ * Postgres. False when there is no such rider (robo riders have no token to rotate).
+ */
+export async function replaceToken(em: EntityManager, riderId: string, tokenHash: string, days: number): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    `update riders set token_hash = ?, token_expires_at = now() + make_interval(days => ?)
+     where id = ? and not is_robo returning id`,
+    [tokenHash, days, riderId],
+  );
+  return rows.length === 1;
+}
+
+/** Leaves the rider without a token; false when there is no such rider. */
+export async function revokeToken(em: EntityManager, riderId: string): Promise<boolean> {
+  const rows = await em.execute<{ id: string }[]>(
+    'update riders set token_hash = null, token_expires_at = null where id = ? and not is_robo returning id',
+    [riderId],
+  );
+  return rows.length === 1;
+}
+
+export async function setOnline(em: EntityManager, riderId: string, online: boolean): Promise<void> {
+  await em.execute('update riders set online = ? where id = ?', [online, riderId]);
+}
+
+/** The job the rider holds; null when they hold none (or there is no such rider). */
+export async function activeDeliveryId(em: EntityManager, riderId: string): Promise<string | null> {
+  const [row] = await em.execute<{ active_delivery_id: string | null }[]>('select active_delivery_id from riders where id = ?', [riderId]);
+  return row?.active_delivery_id ?? null;
+}
+
+/** A test delivery's robo rider, online where it starts; enlisting it again changes nothing. */
+export async function enlistRobo(em: EntityManager, robo: { id: string; name: string; position: LatLng }): Promise<void> {
+  await em.execute(
+    `insert into riders (id, name, vehicle, rating, is_robo, online, lat, lng, located_at)
+     values (?, ?, 'Test motorbike', 5, true, true, ?, ?, now()) on conflict (id) do nothing`,
+    [robo.id, robo.name, robo.position.lat, robo.position.lng],
+  );
+}
+
+/** A robo rider's position, as a rider app's ping would set it. */
+export async function moveRobo(em: EntityManager, riderId: string, position: LatLng): Promise<void> {
+  await em.execute('update riders set lat = ?, lng = ?, located_at = now() where id = ?', [position.lat, position.lng, riderId]);
+}
