@@ -1,13 +1,16 @@
 import { randomInt } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { deliveryExists } from '../db/delivery-reads';
-import { DeliverySchema, DeliveryStopSchema, type Delivery } from '../db/entities';
+import * as bookings from '../db/bookings';
+import * as deliveries from '../db/deliveries';
+import * as deliveryStops from '../db/delivery-stops';
+import type { Delivery } from '../db/entities';
+import * as handoverCodes from '../db/handover-codes';
 import { FINAL_DROP, hashHandoverCode } from '../domain/handover-code';
 import { isTerminal } from '../domain/lifecycle';
 import type { ActivityDeps } from './deps';
 
-export function createBookingActivities({ orm, sms, settings }: ActivityDeps) {
+export function createBookingActivities({ orm, sms, logger }: ActivityDeps) {
   /**
    * Texts each recipient of an `otp` delivery (every stop and the final drop) a code of their
    * own; the codes never enter workflow history, only their hashes reach Postgres.
@@ -15,20 +18,15 @@ export function createBookingActivities({ orm, sms, settings }: ActivityDeps) {
   async function textCodes(em: EntityManager, delivery: Delivery): Promise<void> {
     if (delivery.verificationMethod !== 'otp') return;
     const deliveryId = delivery.id;
-    const stops = await em.find(DeliveryStopSchema, { deliveryId }, { orderBy: { position: 'asc' } });
+    const stops = await deliveryStops.list(em, deliveryId);
     const recipients = [
       ...stops.map((s) => ({ position: s.position, phone: s.recipientPhone })),
       { position: FINAL_DROP, phone: delivery.recipientPhone },
     ];
     for (const { position, phone } of recipients) {
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
-      const inserted = await em.execute<{ position: number }[]>(
-        `insert into delivery_otps (delivery_id, position, code_hash) values (?, ?, ?)
-         on conflict do nothing returning position`,
-        [deliveryId, position, hashHandoverCode(deliveryId, position, code)],
-      );
       // A retried activity finds the code already issued and sends nothing twice.
-      if (inserted.length === 0) continue;
+      if (!(await handoverCodes.issue(em, deliveryId, position, hashHandoverCode(deliveryId, position, code)))) continue;
       try {
         await sms[delivery.mode].send(
           phone,
@@ -37,7 +35,7 @@ export function createBookingActivities({ orm, sms, settings }: ActivityDeps) {
         );
       } catch (error) {
         // Unsent codes are withdrawn so the retry issues and sends a fresh one.
-        await em.execute('delete from delivery_otps where delivery_id = ? and position = ?', [deliveryId, position]);
+        await handoverCodes.withdraw(em, deliveryId, position);
         throw error;
       }
     }
@@ -45,33 +43,15 @@ export function createBookingActivities({ orm, sms, settings }: ActivityDeps) {
 
   return {
     /**
-     * First step of every delivery workflow: the booking row must exist (the API commits it
-     * right after starting the workflow). Given `bookedAt` (the workflow's start), a row still
-     * missing `bookingCommitGraceSeconds` later was never committed, and the refusal is final;
-     * until then, and whenever Postgres cannot be read, the step is tried again. Workflows from
-     * before `hand-over-codes-texted-apart` also text the hand-over codes here (`textCodes`
-     * absent); later ones pass `textCodes: false` and text them with `textHandoverCodes`.
+     * First step of every delivery workflow: claims the booking row for it. The API commits the
+     * row before it starts the workflow, so a row that is not there was withdrawn (the start failed
+     * as far as the API could tell, and the partner was answered 503): the refusal is final, and
+     * the workflow ends having done nothing. While Postgres cannot be reached the step is retried.
      */
-    async beginDelivery({
-      deliveryId,
-      textCodes: withCodes = true,
-      bookedAt,
-    }: {
-      deliveryId: string;
-      textCodes?: boolean;
-      bookedAt?: string;
-    }): Promise<void> {
-      if (!(await deliveryExists(orm.em, deliveryId))) {
-        const message = 'The booking row is not committed';
-        if (bookedAt && Date.now() - Date.parse(bookedAt) >= settings.bookingCommitGraceSeconds * 1000) {
-          throw ApplicationFailure.nonRetryable(message, 'BookingNotFound');
-        }
-        throw ApplicationFailure.retryable(`${message} yet`, 'BookingNotFound');
-      }
-      if (withCodes) {
-        const em = orm.em.fork();
-        await textCodes(em, await em.findOneOrFail(DeliverySchema, { id: deliveryId }));
-      }
+    async beginDelivery({ deliveryId }: { deliveryId: string }): Promise<void> {
+      if (await bookings.claimForWorkflow(orm.em, deliveryId)) return;
+      logger.info('Booking withdrawn before its workflow began', { deliveryId });
+      throw ApplicationFailure.nonRetryable('The booking was withdrawn', 'BookingNotFound');
     },
 
     /**
@@ -80,7 +60,7 @@ export function createBookingActivities({ orm, sms, settings }: ActivityDeps) {
      */
     async textHandoverCodes({ deliveryId }: { deliveryId: string }): Promise<void> {
       const em = orm.em.fork();
-      const delivery = await em.findOne(DeliverySchema, { id: deliveryId });
+      const delivery = await deliveries.find(em, deliveryId);
       if (!delivery) throw ApplicationFailure.nonRetryable(`Delivery ${deliveryId} was not found`, 'BookingNotFound');
       if (isTerminal(delivery.status)) return;
       await textCodes(em, delivery);

@@ -1,6 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../config/logger';
+import type { Settings } from '../config/settings';
+import type { DeliveryTimings } from '../domain/timings';
 import type { MobileMoneyGateway } from '../integrations/mobile-money/gateway';
 import type { SmsSender } from '../integrations/sms/sender';
 import type { WebhookHttp } from './webhook-http';
@@ -13,13 +15,19 @@ export interface ActivityDeps {
   /** Where hand-over codes are texted for each mode: test-mode recipients are never texted for real. */
   sms: { live: SmsSender; test: SmsSender };
   webhookHttp: WebhookHttp;
-  /** For the robo rider, which drives test deliveries through the same updates a rider app sends. */
+  /**
+   * For the robo rider, which drives test deliveries through the same updates a rider app sends,
+   * and the booking sweeper, which starts the workflow an orphaned booking lacks.
+   */
   temporal: Client;
   logger: Logger;
-  settings: {
+  /** The delivery timings go into the workflows the booking sweeper starts. */
+  settings: DeliveryTimings &
+    Pick<Settings, 'nodeEnv' | 'paymentGateway' | 'paystackSecretKey' | 'smsProvider' | 'smtpUrl'> & {
     siteUrl: string;
     webhookRetryInitialSeconds: number;
     webhookRetryCoefficient: number;
-    bookingCommitGraceSeconds: number;
+    /** How long a booking may stay unclaimed by a workflow before the sweeper counts it orphaned. */
+    bookingOrphanAfterSeconds: number;
   };
 }

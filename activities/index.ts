@@ -1,7 +1,10 @@
 import { createBookingActivities } from './booking';
+import { createBookingSweepActivities } from './booking-sweep';
 import type { ActivityDeps } from './deps';
 import { createDispatchActivities } from './dispatch';
+import { createHandoverActivities } from './handover';
 import { createPaymentActivities } from './payments';
+import { createReconciliationActivities } from './reconciliation';
 import { createRoboRiderActivities } from './robo-rider';
 import { createTransitionActivities } from './transitions';
 import { createWebhookActivities } from './webhooks';
@@ -12,9 +15,12 @@ export type { ActivityDeps } from './deps';
 export function createActivities(deps: ActivityDeps) {
   return {
     ...createBookingActivities(deps),
+    ...createBookingSweepActivities(deps),
     ...createTransitionActivities(deps),
     ...createDispatchActivities(deps),
+    ...createHandoverActivities(deps),
     ...createPaymentActivities(deps),
+    ...createReconciliationActivities(deps),
     ...createWebhookActivities(deps),
     ...createRoboRiderActivities(deps),
   };

@@ -33,4 +33,12 @@ export const workerMetrics = {
   debit(outcome: string): void {
     count('debits_total', 'Debits settled, by outcome', { outcome });
   },
+  /** A debit's record set to the gateway's word by the reconciliation. */
+  debitCorrection(from: string, to: string): void {
+    count('debit_corrections_total', 'Debit records corrected to what the gateway says, by the states before and after', { from, to });
+  },
+  /** A booking found without a workflow that claimed it, and what the sweeper did about it. */
+  orphanedBooking(outcome: string): void {
+    count('booking_orphans_found_total', 'Bookings found unclaimed by any workflow, by what the sweeper did', { outcome });
+  },
 };

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/activity';
+import { sandboxedInProduction } from '../config/settings';
 import { debitContext, recordDebitOutcome, recordDebitRequest } from '../db/debits';
 import { GatewayStoreUnavailableError, GatewayUnavailableError, type DebitResult } from '../integrations/mobile-money/gateway';
 import { DEBIT_STORE_UNAVAILABLE } from '../workflows/messages';
@@ -24,7 +25,9 @@ async function fromStore<T>(work: () => Promise<T>): Promise<T> {
 }
 
 /** The debit of a delivery, idempotent towards the gateway: the delivery id is the reference. */
-export function createPaymentActivities({ orm, gateways, logger }: ActivityDeps) {
+export function createPaymentActivities({ orm, gateways, logger, settings }: ActivityDeps) {
+  // The same rule the processes' start-up warning uses (config/settings.ts).
+  const liveDebitsSandboxed = sandboxedInProduction(settings).includes('payments');
   return {
     /** Requests the debit. Outages throw (and are retried); declines come back as `failed`. */
     async requestDebit({ deliveryId }: { deliveryId: string }): Promise<DebitResult> {
@@ -34,6 +37,10 @@ export function createPaymentActivities({ orm, gateways, logger }: ActivityDeps)
         return context;
       });
       const gateway = gateways[row.mode];
+      if (row.mode === 'live' && liveDebitsSandboxed) {
+        // Only a staging deployment gets here (ALLOW_SANDBOX_IN_PRODUCTION): no money moves.
+        logger.warn('A live debit goes to the sandbox network: no money moves', { deliveryId, partnerId: row.partner_id });
+      }
       try {
         const result = await gateway.debit({
           reference: deliveryId,
@@ -62,11 +69,14 @@ export function createPaymentActivities({ orm, gateways, logger }: ActivityDeps)
       return gateways[row.mode].status(deliveryId);
     },
 
-    /** Writes the final outcome; `paid` and `failed` are never changed afterwards. */
-    async recordPayment({ deliveryId, state, reason }: { deliveryId: string; state: 'pending' | 'paid' | 'failed'; reason: string | null }) {
-      await recordDebitOutcome(orm.em, { deliveryId, state, reason });
-      logger.info('Payment settled', { deliveryId, state });
-      workerMetrics.debit(state);
+    /**
+     * Writes the outcome the workflow settled on; `confirmed` says whether the gateway gave its word
+     * (a record closed without it is checked again by the reconciliation).
+     */
+    async recordPayment(outcome: { deliveryId: string; state: 'pending' | 'paid' | 'failed'; reason: string | null; confirmed: boolean }) {
+      await recordDebitOutcome(orm.em, outcome);
+      logger.info('Payment settled', { deliveryId: outcome.deliveryId, state: outcome.state, confirmedByGateway: outcome.confirmed });
+      workerMetrics.debit(outcome.state);
     },
   };
 }

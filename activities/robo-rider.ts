@@ -1,8 +1,13 @@
+import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { v5 as nameBasedUuid } from 'uuid';
 import { interpolate, type LatLng } from '../domain/geo';
+import { FINAL_DROP } from '../domain/lifecycle';
 import { deliveryWorkflowId } from '../domain/reference';
-import { DeliverySchema } from '../db/entities';
+import * as deliveries from '../db/deliveries';
+import * as deliveryStops from '../db/delivery-stops';
+import * as handoverCodes from '../db/handover-codes';
+import * as riders from '../db/riders';
 import {
   acceptUpdate,
   completeStopUpdate,
@@ -34,22 +39,26 @@ export function createRoboRiderActivities({ orm, temporal }: ActivityDeps) {
   async function alreadyDone(deliveryId: string, riderId: string, action: keyof typeof REACHES | 'stop', index?: number): Promise<boolean> {
     const em = orm.em.fork();
     if (action === 'stop') {
-      const [stop] = await em.execute<{ status: string }[]>('select status from delivery_stops where delivery_id = ? and position = ?', [
-        deliveryId,
-        index ?? 0,
-      ]);
-      return stop?.status === 'delivered';
+      return (await deliveryStops.statusOf(em, deliveryId, index ?? 0)) === 'delivered';
     }
-    const delivery = await em.findOneOrFail(DeliverySchema, { id: deliveryId });
+    const delivery = await deliveries.get(em, deliveryId);
     return delivery.riderId === riderId && FORWARD.indexOf(delivery.status) >= FORWARD.indexOf(REACHES[action]);
   }
 
+  /** The robo rider passes verification by itself: it brings the issued code's own hash. */
+  async function roboProof(deliveryId: string, position: number): Promise<HandoverProof> {
+    const em = orm.em.fork();
+    const delivery = await deliveries.get(em, deliveryId);
+    if (delivery.verificationMethod === 'photo') return { kind: 'photo', storageKey: 'robo-rider-handover.png' };
+    if (delivery.verificationMethod !== 'otp') return { kind: 'none' };
+    const codeHash = await handoverCodes.issuedHash(em, deliveryId, position);
+    // The codes are texted beside dispatch; the activity's retry waits for them.
+    if (codeHash === null) throw ApplicationFailure.retryable('The hand-over code is not issued yet', 'CodeNotIssued');
+    return { kind: 'otp', codeHash };
+  }
+
   async function moveTo(riderId: string, position: LatLng): Promise<void> {
-    await orm.em.fork().execute('update riders set lat = ?, lng = ?, located_at = now() where id = ?', [
-      position.lat,
-      position.lng,
-      riderId,
-    ]);
+    await riders.moveRobo(orm.em.fork(), riderId, position);
   }
 
   return {
@@ -60,11 +69,7 @@ export function createRoboRiderActivities({ orm, temporal }: ActivityDeps) {
     async enlistRoboRider({ deliveryId, position }: { deliveryId: string; position: LatLng }): Promise<string> {
       const riderId = roboRiderId(deliveryId);
       const name = ROBO_NAMES[parseInt(deliveryId.slice(0, 2), 16) % ROBO_NAMES.length] as string;
-      await orm.em.fork().execute(
-        `insert into riders (id, name, vehicle, rating, is_robo, online, lat, lng, located_at)
-         values (?, ?, 'Test motorbike', 5, true, true, ?, ?, now()) on conflict (id) do nothing`,
-        [riderId, name, position.lat, position.lng],
-      );
+      await riders.enlistRobo(orm.em.fork(), { id: riderId, name, position });
       return riderId;
     },
 
@@ -86,12 +91,8 @@ export function createRoboRiderActivities({ orm, temporal }: ActivityDeps) {
     }): Promise<boolean> {
       const { deliveryId, riderId, action, position } = input;
       await moveTo(riderId, position);
-      const delivery = await orm.em.fork().findOneOrFail(DeliverySchema, { id: deliveryId });
-      // The robo rider passes verification by itself.
-      const proof: HandoverProof =
-        delivery.verificationMethod === 'photo'
-          ? { kind: 'photo', storageKey: 'robo-rider-handover.png' }
-          : { kind: delivery.verificationMethod === 'otp' ? 'otp' : 'none' };
+      const handingOver = action === 'stop' || action === 'deliver';
+      const proof = handingOver ? await roboProof(deliveryId, action === 'stop' ? (input.index ?? 0) : FINAL_DROP) : { kind: 'none' as const };
       const handle = temporal.workflow.getHandle(deliveryWorkflowId(deliveryId));
       const who = { riderId, lat: position.lat, lng: position.lng };
       try {

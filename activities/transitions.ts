@@ -1,132 +1,31 @@
-import { randomUUID } from 'node:crypto';
-import { readVersionedDelivery } from '../db/delivery-reads';
-import { isUniqueViolation } from '../db/errors';
-import { poolTransaction, type PoolQuery } from '../db/pool-query';
-import { deliveryView, isoOffset } from '../domain/delivery-view';
-import { canTransition, eventNameFor, isTerminal, type DeliveryStatus } from '../domain/lifecycle';
+import * as transitions from '../db/transitions';
+import type { TransitionRecord } from '../db/transitions';
 import type { ActivityDeps } from './deps';
-import { claimRiderIn } from './dispatch';
 import { workerMetrics } from './metrics';
-
-export interface TransitionRecord {
-  deliveryId: string;
-  status: DeliveryStatus;
-  riderId: string | null;
-  /** Where the change happened; the rider's last reported position when not given. */
-  lat: number | null;
-  lng: number | null;
-  /** Workflow time of the change. */
-  at: string;
-}
-
-/**
- * The status change in one statement: the delivery's row (its version moves, so cached answers
- * are refreshed), the trail entry where it happened (the rider's last reported position when
- * the record has none), the rider freed when the job is finished, the job's offers withdrawn
- * when it leaves `pending`, and the webhook event's id when a retry already wrote it.
- *
- * Withdrawn offers are expired, not deleted: a rider offered a job that is gone is told "taken"
- * (409), not "never offered" (404). Expired, they drop out of the range of the rider's offers
- * index that their list reads, so the list costs what the rider's live offers cost, not every
- * job offered to them in the dispatch window (15 minutes, in which a busy town offers one rider
- * hundreds).
- */
-const WRITE_CHANGE = {
-  name: 'transition-write',
-  text: `
-    with rider as (select lat, lng from riders where id = $3),
-    changed as (
-      update deliveries set status = $2::text,
-        rider_id = case when $2::text = 'accepted' then coalesce($3, rider_id) else rider_id end,
-        updated_at = now(),
-        delivered_at = case when $2::text = 'delivered' then $4::timestamptz else delivered_at end
-      where id = $1),
-    trail as (
-      insert into delivery_events (delivery_id, status, lat, lng, created_at)
-      values ($1, $2::text,
-        case when ($5::float8 is null or $6::float8 is null) and $3 is not null then (select lat from rider) else $5 end,
-        case when ($5::float8 is null or $6::float8 is null) and $3 is not null then (select lng from rider) else $6 end,
-        $4::timestamptz)
-      on conflict (delivery_id, status) do nothing),
-    freed as (update riders set active_delivery_id = null where $7::boolean and active_delivery_id = $1),
-    withdrawn as (update rider_offers set expires_at = now() where $9::boolean and delivery_id = $1 and expires_at > now())
-    select id from webhook_events where delivery_id = $1 and event = $8`,
-};
-
-const INSERT_EVENT = {
-  name: 'transition-webhook-event',
-  text: `insert into webhook_events (id, partner_id, mode, delivery_id, event, body, created_at) values ($1, $2, $3, $4, $5, $6, $7)`,
-};
-
-/**
- * Writes a status change and freezes its webhook body, inside the caller's transaction, so the
- * body carries the Delivery exactly as it was at the change. Safe to retry: the event and
- * callback are unique per (delivery, status).
- */
-export async function writeTransition(tx: PoolQuery, record: TransitionRecord, siteUrl: string): Promise<{ eventId: string | null }> {
-  const { deliveryId, status, riderId, lat, lng, at } = record;
-  const event = eventNameFor(status);
-  const { rows: existing } = await tx.query<{ id: string }>({
-    ...WRITE_CHANGE,
-    values: [deliveryId, status, riderId, at, lat, lng, isTerminal(status), event, canTransition('pending', status)],
-  });
-  if (!event) return { eventId: null };
-  if (existing[0]) return { eventId: existing[0].id };
-  const read = await readVersionedDelivery(tx, deliveryId);
-  if (!read) throw new Error(`Delivery ${deliveryId} was not found`);
-  const { parts } = read;
-  const body = JSON.stringify({
-    event,
-    delivery_id: deliveryId,
-    status,
-    occurred_at: isoOffset(at),
-    data: deliveryView(parts, siteUrl),
-  });
-  const eventId = randomUUID();
-  await tx.query({ ...INSERT_EVENT, values: [eventId, parts.delivery.partnerId, parts.delivery.mode, deliveryId, event, body, at] });
-  return { eventId };
-}
 
 export function createTransitionActivities({ orm, settings }: ActivityDeps) {
   return {
-    /** A status change, recorded in one transaction (see writeTransition). */
+    /** A status change, recorded in one transaction with its webhook body (see db/transitions.ts). */
     async recordTransition(record: TransitionRecord): Promise<{ eventId: string | null }> {
-      const recorded = await poolTransaction(orm.em, (tx) => writeTransition(tx, record, settings.siteUrl));
+      const recorded = await transitions.record(orm.em, record, settings.siteUrl);
       workerMetrics.transition(record.status);
       return recorded;
     },
 
     /**
      * A rider's accept in one transaction: the rider is held to the job and `accepted` is written
-     * with its webhook body, or neither happens (the rider already holds another job). One step
-     * instead of claimRider then recordTransition: a round trip through the workflow fewer on the
-     * path from the rider's tap to the partner's callback.
+     * with its webhook body, or neither happens (the rider already holds another job). One step,
+     * so the path from the rider's tap to the partner's callback has one round trip fewer.
      */
     async acceptJob(accept: Omit<TransitionRecord, 'status'> & { riderId: string }): Promise<{ claimed: boolean; eventId: string | null }> {
-      const record: TransitionRecord = { ...accept, status: 'accepted' };
-      try {
-        const accepted = await poolTransaction(orm.em, async (tx) => {
-          if (!(await claimRiderIn(tx, record.deliveryId, accept.riderId))) return { claimed: false, eventId: null };
-          return { claimed: true, ...(await writeTransition(tx, record, settings.siteUrl)) };
-        });
-        if (accepted.claimed) workerMetrics.transition(record.status);
-        return accepted;
-      } catch (error) {
-        if (isUniqueViolation(error)) return { claimed: false, eventId: null };
-        throw error;
-      }
+      const accepted = await transitions.recordAccept(orm.em, accept, settings.siteUrl);
+      if (accepted.claimed) workerMetrics.transition('accepted');
+      return accepted;
     },
 
     /** An additional stop handed over (no webhook: the contract has no event for it). */
     async recordStopHandover(record: { deliveryId: string; index: number; at: string; photoKey: string | null }) {
-      // The delivery's row is touched too: its version is what cached answers are checked against.
-      await orm.em.fork().execute(
-        `with stop as (
-           update delivery_stops set status = 'delivered', delivered_at = coalesce(delivered_at, ?::timestamptz)
-           where delivery_id = ? and position = ? returning delivery_id)
-         update deliveries set updated_at = now() where id in (select delivery_id from stop)`,
-        [record.at, record.deliveryId, record.index],
-      );
+      await transitions.recordStopHandover(orm.em.fork(), record);
     },
   };
 }

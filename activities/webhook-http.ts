@@ -16,8 +16,8 @@ export interface WebhookHttp {
 /**
  * axios with an SSRF-filtering agent: the address is checked after DNS resolution, at connect
  * time, so a hostname that resolves (or re-resolves) to a private, loopback or link-local address
- * is refused. Redirects are never followed. Outside production, loopback and private addresses
- * are allowed so partners can test against a local receiver.
+ * is refused. Redirects are never followed. Only in development and test (config/settings.ts,
+ * webhooksMayReachPrivateAddresses) are loopback and private addresses allowed, for a local receiver.
  */
 export class AxiosWebhookHttp implements WebhookHttp {
   private readonly http: AxiosInstance;

@@ -3,7 +3,9 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ActivityDeps } from '../activities/deps';
 import { AxiosWebhookHttp } from '../activities/webhook-http';
 import type { Logger } from '../config/logger';
-import type { Settings } from '../config/settings';
+import { webhooksMayReachPrivateAddresses, type Settings } from '../config/settings';
+import * as debits from '../db/debits';
+import { outboxStore } from '../db/sms-outbox';
 import { deliveryWorkflowId } from '../domain/reference';
 import type { MobileMoneyGateway } from '../integrations/mobile-money/gateway';
 import type { SandboxNetwork } from '../integrations/mobile-money/sandbox';
@@ -20,7 +22,7 @@ export function activityDeps(input: {
   gateways: { live: MobileMoneyGateway; test: MobileMoneyGateway };
 }): ActivityDeps {
   const { settings, orm } = input;
-  const outbox = new OutboxSms(() => orm.em.fork());
+  const outbox = new OutboxSms(outboxStore(() => orm.em.fork()));
   return {
     ...input,
     sms: {
@@ -33,20 +35,20 @@ export function activityDeps(input: {
     },
     webhookHttp: new AxiosWebhookHttp({
       timeoutMs: settings.webhookTimeoutSeconds * 1000,
-      allowPrivateAddresses: settings.nodeEnv !== 'production',
+      allowPrivateAddresses: webhooksMayReachPrivateAddresses(settings.nodeEnv),
       userAgent: 'PartnerDeliveryService-Webhooks/1.0',
     }),
   };
 }
 
 /** The sandbox network confirms debits on its own, like a gateway's callback: tell the workflow. */
-export function signalWhenDebitsSettle(sandbox: SandboxNetwork, temporal: Client): void {
+export function signalWhenDebitsSettle(sandbox: SandboxNetwork, temporal: Client, orm: MikroORM): void {
   sandbox.onSettled(async (reference, result) => {
     if (result.state === 'pending') return;
     await temporal.workflow
       .getHandle(deliveryWorkflowId(reference))
       .signal(paymentSettledSignal, { state: result.state, reason: result.reason })
-      // A signal that cannot be delivered is harmless: the workflow also polls the debit.
-      .catch(() => undefined);
+      // A delivery that has finished: the next reconciliation checks its debit instead.
+      .catch(() => debits.requestRecheck(orm.em.fork(), reference).catch(() => undefined));
   });
 }

@@ -1,48 +1,53 @@
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
-import { loadSettingsOrExit } from '../config/settings';
+import { loadSettingsOrExit, sandboxedInProduction, sandboxWarning } from '../config/settings';
 import { createLogger } from '../config/logger';
 import { temporalConnectionOptions } from '../config/temporal';
 import { initOrm } from '../db/orm';
+import { sandboxLedger } from '../db/sandbox-ledger';
 import { selectGateways } from '../integrations/mobile-money/select';
 import { activityDeps, signalWhenDebitsSettle } from './activity-deps';
 import { installTemporalLogger } from './temporal-logger';
 import { runWorker } from './run-worker';
-import { createWorker } from './worker';
+import { ensureSchedules, projectSchedules } from './schedules';
+import { createWorkers, tuningFrom } from './worker';
 
-/** `npm run worker`: one worker process; run as many as the load needs. */
+/** `npm run worker`: one worker process, polling the queues WORKER_QUEUES names; run as many as the load needs. */
 async function main(): Promise<void> {
   const settings = loadSettingsOrExit();
   const logger = createLogger({ level: settings.logLevel, json: settings.nodeEnv === 'production', service: 'worker' });
+  // Before connecting to anything, so a staging process says so even when it then fails to start.
+  const warning = sandboxWarning(settings);
+  if (warning) logger.warn(warning, { sandboxed: sandboxedInProduction(settings) });
   installTemporalLogger(logger, settings.nodeEnv === 'production' ? 'INFO' : 'WARN', { metricsPort: settings.workerMetricsPort });
   const orm = await initOrm(settings.databaseUrl, settings.databasePoolMax);
   const options = temporalConnectionOptions(settings);
   const connection = await NativeConnection.connect(options);
   const client = new Client({ connection: await Connection.connect(options), namespace: settings.temporalNamespace });
-  const { sandbox, gateways } = selectGateways(settings, () => orm.em.fork());
+  const { sandbox, gateways } = selectGateways(settings, sandboxLedger(() => orm.em.fork()));
 
-  signalWhenDebitsSettle(sandbox, client);
+  signalWhenDebitsSettle(sandbox, client, orm);
 
-  const worker = await createWorker({
+  const workers = await createWorkers({
     connection,
     namespace: settings.temporalNamespace,
-    taskQueue: settings.temporalTaskQueue,
+    liveQueue: settings.temporalTaskQueue,
+    queues: settings.workerQueues,
     workflowBundlePath: settings.workflowBundle,
-    tuning: {
-      ...(settings.workerMaxConcurrentActivities ? { maxConcurrentActivityTaskExecutions: settings.workerMaxConcurrentActivities } : {}),
-      ...(settings.workerMaxConcurrentWorkflowTasks ? { maxConcurrentWorkflowTaskExecutions: settings.workerMaxConcurrentWorkflowTasks } : {}),
-      ...(settings.workerMaxCachedWorkflows ? { maxCachedWorkflows: settings.workerMaxCachedWorkflows } : {}),
-    },
+    tuning: tuningFrom(settings),
     deps: activityDeps({ settings, orm, temporal: client, logger, gateways }),
   });
+  // Every worker keeps the schedules as its settings say: the first creates them, later ones update.
+  await ensureSchedules(client, projectSchedules(settings));
   logger.info('Worker started', {
-    taskQueue: settings.temporalTaskQueue,
+    taskQueues: workers.map((w) => w.taskQueue),
     namespace: settings.temporalNamespace,
     workflowBundle: settings.workflowBundle ?? null,
     metricsPort: settings.workerMetricsPort || null,
   });
   // SIGINT/SIGTERM make run() stop polling and let running tasks finish (graceful drain).
-  const released = await runWorker(worker);
+  // Each queue's worker drains on the same signal; the process ends when all have.
+  const released = (await Promise.all(workers.map(({ worker }) => runWorker(worker)))).every(Boolean);
   await client.connection.close();
   if (released) await connection.close();
   await orm.close();

@@ -9,7 +9,7 @@ export interface MailMessage {
   to: string;
   subject: string;
   text: string;
-  /** The link the message is about, logged when the message goes to a file (development). */
+  /** The link the message is about, logged when the message goes to a file in development only. */
   link?: string;
 }
 
@@ -31,8 +31,9 @@ function withTextAsWritten(built: Buffer, text: string): Buffer {
 
 /**
  * SMTP through nodemailer when SMTP_URL is set. Without it, each message is written as a real
- * RFC 822 `.eml` file under MAIL_DIR, its text readable as is, and its link is logged, so
- * sign-up works offline.
+ * RFC 822 `.eml` file under MAIL_DIR, its text readable as is, so sign-up works offline; in
+ * development only its link is logged too. A confirmation or reset link is a credential, and
+ * logs in test or production reach log stores and people who must not hold one.
  */
 export function createMailer(settings: Settings, logger: Logger): Mailer {
   if (settings.smtpUrl) {
@@ -51,7 +52,8 @@ export function createMailer(settings: Settings, logger: Logger): Mailer {
       await mkdir(settings.mailDir, { recursive: true });
       const file = path.join(settings.mailDir, `${new Date().toISOString().replace(/[:.]/g, '-')}-${randomBytes(4).toString('hex')}.eml`);
       await writeFile(file, withTextAsWritten(info.message as Buffer, message.text));
-      logger.info('Email written to a file (no SMTP_URL)', { to: message.to, subject: message.subject, file, link: message.link });
+      const link = settings.nodeEnv === 'development' && message.link ? { link: message.link } : {};
+      logger.info('Email written to a file (no SMTP_URL)', { to: message.to, subject: message.subject, file, ...link });
     },
   };
 }

@@ -1,5 +1,3 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { poolQuery } from '../../db/pool-query';
 import {
   GatewayStoreUnavailableError,
   GatewayUnavailableError,
@@ -16,7 +14,8 @@ import { networkOf } from './networks';
  * The sandbox Mobile Money network (DESIGN section 6), documented like card test numbers.
  * By the last four digits: 0000 does not exist · 1111 is held by "Ama Serwaa" · 2222 declines
  * every debit · 3333 times out on every debit · anything else is debited and confirmed after
- * `confirmMs`. Its ledger lives in Postgres, so a debit survives a restart and settles exactly once.
+ * `confirmMs`. Its ledger lives in our Postgres (a `SandboxLedger`), so a debit survives a restart
+ * and settles exactly once.
  */
 export const SANDBOX_NUMBERS = {
   missing: '0000',
@@ -26,47 +25,44 @@ export const SANDBOX_NUMBERS = {
 } as const;
 export const SANDBOX_HOLDER_NAME = 'Ama Serwaa';
 
-interface LedgerRow {
+/** A debit as the sandbox's ledger keeps it. */
+export interface SandboxLedgerEntry {
   reference: string;
   state: 'pending' | 'paid' | 'failed';
   reason: string | null;
-  /** Raw query rows carry timestamps as text. */
+  /** When it confirms on its own; raw query rows carry timestamps as text. */
   settle_at: Date | string;
 }
 
 /**
- * The ledger's statements, named and prepared on a client of the ORM's pool: every sandbox
- * booking records a debit and settles it. Recording a debit returns its row, new or (for a
- * retried request) as first recorded, in one round trip; a retry that races the first request's
- * insert finds no row yet and is answered `pending`, which the first request's settling ends.
+ * Where the sandbox keeps its debits, so a debit survives a restart and settles exactly once.
+ * A failure is thrown as it comes: the network decides what it means to its callers.
  */
-const RECORD_DEBIT = {
-  name: 'sandbox-record-debit',
-  text: `
-    with recorded as (
-      insert into sandbox_momo_transactions (reference, phone, provider, amount, state, reason, settle_at)
-      values ($1, $2, $3, $4, $5, $6, now() + $7::integer * interval '1 millisecond')
-      on conflict (reference) do nothing
-      returning reference, state, reason, settle_at)
-    select * from recorded
-    union all
-    select reference, state, reason, settle_at from sandbox_momo_transactions
-    where reference = $1 and not exists (select 1 from recorded)`,
-};
-const ROW = { name: 'sandbox-debit', text: 'select reference, state, reason, settle_at from sandbox_momo_transactions where reference = $1' };
-const SETTLE = {
-  name: 'sandbox-settle-debit',
-  text: `update sandbox_momo_transactions set state = 'paid'
-         where reference = $1 and state = 'pending' and settle_at <= now() returning reference, state, reason, settle_at`,
-};
+export interface SandboxLedger {
+  /**
+   * Records a debit, due to settle `settleAfterMs` from now, and returns it; a retried request
+   * gets the debit as first recorded, and one that races the first request's insert may get
+   * nothing yet (it is answered `pending`, which the first request's settling ends).
+   */
+  record(debit: {
+    reference: string;
+    phone: string;
+    provider: MobileMoneyProvider;
+    amountPesewas: number;
+    state: 'pending' | 'failed';
+    reason: string | null;
+    settleAfterMs: number;
+  }): Promise<SandboxLedgerEntry | undefined>;
+  find(reference: string): Promise<SandboxLedgerEntry | undefined>;
+  /** Marks a pending debit that is due as paid, and returns it; undefined when none was flipped. */
+  settleIfDue(reference: string): Promise<SandboxLedgerEntry | undefined>;
+}
 
 export class SandboxNetwork implements MobileMoneyGateway {
   readonly name = 'sandbox';
   private listener: DebitSettledListener | undefined;
 
-  constructor(
-    private readonly deps: { em: () => EntityManager; confirmMs: number },
-  ) {}
+  constructor(private readonly deps: { ledger: SandboxLedger; confirmMs: number }) {}
 
   /** Who to tell when a debit settles: the worker signals the delivery workflow. */
   onSettled(listener: DebitSettledListener): void {
@@ -84,21 +80,17 @@ export class SandboxNetwork implements MobileMoneyGateway {
       throw new GatewayUnavailableError('The sandbox network timed out (test number …3333)');
     }
     const declined = request.phone.endsWith(SANDBOX_NUMBERS.declines);
-    const row = await this.ledger(async () => {
-      const { rows } = await poolQuery(this.deps.em()).query<LedgerRow>({
-        ...RECORD_DEBIT,
-        values: [
-          request.reference,
-          request.phone,
-          request.provider,
-          request.amountPesewas,
-          declined ? 'failed' : 'pending',
-          declined ? 'Declined: insufficient funds in the wallet' : null,
-          this.deps.confirmMs,
-        ],
-      });
-      return rows[0];
-    });
+    const row = await this.fromLedger(() =>
+      this.deps.ledger.record({
+        reference: request.reference,
+        phone: request.phone,
+        provider: request.provider,
+        amountPesewas: request.amountPesewas,
+        state: declined ? 'failed' : 'pending',
+        reason: declined ? 'Declined: insufficient funds in the wallet' : null,
+        settleAfterMs: this.deps.confirmMs,
+      }),
+    );
     if (row?.state === 'pending') {
       // The network confirms on its own a little later, like a customer approving on the phone.
       setTimeout(() => void this.settle(request.reference).catch(() => undefined), this.deps.confirmMs + 5).unref();
@@ -107,7 +99,7 @@ export class SandboxNetwork implements MobileMoneyGateway {
   }
 
   async status(reference: string): Promise<DebitResult> {
-    const row = await this.row(reference);
+    const row = await this.deps.ledger.find(reference);
     if (!row) return { state: 'failed', reason: 'No debit with this reference' };
     if (row.state === 'pending' && new Date(row.settle_at).getTime() <= Date.now()) return (await this.settle(reference)) ?? this.result(row);
     return this.result(row);
@@ -115,9 +107,7 @@ export class SandboxNetwork implements MobileMoneyGateway {
 
   /** Confirms a due debit once; only the caller that flips it tells the listener. */
   private async settle(reference: string): Promise<DebitResult | null> {
-    const {
-      rows: [row],
-    } = await poolQuery(this.deps.em()).query<LedgerRow>({ ...SETTLE, values: [reference] });
+    const row = await this.deps.ledger.settleIfDue(reference);
     if (!row) return null;
     const result = this.result(row);
     await this.listener?.(reference, result);
@@ -125,7 +115,7 @@ export class SandboxNetwork implements MobileMoneyGateway {
   }
 
   /** The ledger is kept in our own Postgres: when that fails, the outage is ours, not the network's. */
-  private async ledger<T>(work: () => Promise<T>): Promise<T> {
+  private async fromLedger<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
     } catch (error) {
@@ -133,11 +123,7 @@ export class SandboxNetwork implements MobileMoneyGateway {
     }
   }
 
-  private async row(reference: string): Promise<LedgerRow | undefined> {
-    return (await poolQuery(this.deps.em()).query<LedgerRow>({ ...ROW, values: [reference] })).rows[0];
-  }
-
-  private result(row: LedgerRow): DebitResult {
+  private result(row: SandboxLedgerEntry): DebitResult {
     return row.reason ? { state: row.state, reason: row.reason } : { state: row.state };
   }
 }

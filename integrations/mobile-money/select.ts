@@ -1,15 +1,14 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Settings } from '../../config/settings';
 import type { MobileMoneyGateway } from './gateway';
 import { PaystackGateway } from './paystack';
-import { SandboxNetwork } from './sandbox';
+import { SandboxNetwork, type SandboxLedger } from './sandbox';
 
 /**
  * The gateway for each mode. Test keys always use the sandbox network, whatever PAYMENT_GATEWAY
  * says, so no test booking can ever move real money; live keys use PAYMENT_GATEWAY.
  */
-export function selectGateways(settings: Settings, em: () => EntityManager) {
-  const sandbox = new SandboxNetwork({ em, confirmMs: settings.sandboxConfirmMs });
+export function selectGateways(settings: Settings, sandboxLedger: SandboxLedger) {
+  const sandbox = new SandboxNetwork({ ledger: sandboxLedger, confirmMs: settings.sandboxConfirmMs });
   const live: MobileMoneyGateway =
     settings.paymentGateway === 'paystack'
       ? new PaystackGateway({

@@ -1,15 +1,25 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, readFile, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { PhotoStore } from './photo-store';
 
 /** The offline default: files under `.data/uploads`. */
 export class LocalFilePhotos implements PhotoStore {
   constructor(private readonly dir: string) {}
 
-  async put(name: string, bytes: Buffer): Promise<string> {
+  async put(name: string, bytes: Readable): Promise<string> {
     const key = name.replace(/[^A-Za-z0-9._-]/g, '_');
     await mkdir(this.dir, { recursive: true });
-    await writeFile(path.join(this.dir, key), bytes);
+    const file = path.join(this.dir, key);
+    try {
+      await pipeline(bytes, createWriteStream(file));
+    } catch (error) {
+      // No half-written photo is left under a key that looks complete.
+      await unlink(file).catch(() => undefined);
+      throw error;
+    }
     return key;
   }
 

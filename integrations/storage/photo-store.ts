@@ -1,6 +1,8 @@
+import type { Readable } from 'node:stream';
+
 /** Where hand-over photos are kept. */
 export interface PhotoStore {
-  /** Stores the bytes and returns a key to find them again. */
-  put(name: string, bytes: Buffer, contentType: string): Promise<string>;
+  /** Stores the bytes as they are read (a photo is up to 5 MB) and returns a key to find them again. */
+  put(name: string, bytes: Readable, contentType: string): Promise<string>;
   get(key: string): Promise<Buffer | null>;
 }
