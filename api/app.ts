@@ -1,6 +1,6 @@
+import path from 'node:path';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
-import multer from 'multer';
 import * as OpenApiValidator from 'express-openapi-validator';
 import swaggerUi from 'swagger-ui-express';
 import { createDashboardRouter } from './dashboard/router';
@@ -14,9 +14,11 @@ import { jsonBody } from './middleware/json-body';
 import { headAsGet } from './middleware/head-as-get';
 import { httpMetrics } from './middleware/metrics';
 import { partnerAuth } from './middleware/partner-auth';
-import { partnerRateLimit, placesRateLimit, riderRateLimit, trackingRateLimit } from './middleware/rate-limit';
+import { stagedPhotoStorage } from './middleware/photo-staging';
+import { partnerIpRateLimit, partnerRateLimit, partnerTestModeRateLimit, placesRateLimit, riderRateLimit, trackingRateLimit } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { riderAuth } from './middleware/rider-auth';
+import { uploadSlots } from './middleware/upload-slots';
 import { buildOpenApiDocument, forRequestValidation } from './openapi/document';
 import { FORMATS } from './openapi/formats';
 import { rememberOpenApiRouteMatchers } from './openapi/route-matchers';
@@ -39,7 +41,8 @@ export const API_PREFIX = '/api/v1';
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', deps.settings.nodeEnv === 'production' ? 1 : false);
+  // Whose X-Forwarded-For names the client (rate limits per IP, logs) is a setting: TRUST_PROXY.
+  app.set('trust proxy', deps.settings.trustProxy);
   app.set('json spaces', 0);
   // No ETag on dynamic answers: they are live data nobody revalidates (the tracking view is
   // no-store), and the hash of every body cost more than it could save. Static files keep theirs.
@@ -56,8 +59,11 @@ export function createApp(deps: AppDeps): Express {
   api.use(createPaystackCallbackRouter(deps));
   // Keys and rider tokens are checked before a body is read or validated: a request without a
   // valid one is 401 whatever it carries, learns nothing of the schema and uploads no photo.
-  api.use('/partner', partnerAuth(deps.orm), partnerRateLimit(deps));
+  // The per-IP budget comes first: once spent, made-up keys are refused without a lookup.
+  api.use('/partner', partnerIpRateLimit(deps), partnerAuth(deps.orm), partnerRateLimit(deps), partnerTestModeRateLimit(deps));
   api.use('/rider', riderAuth(deps.orm), riderRateLimit(deps));
+  // Hand-over photos: a bounded number read at once, after the token and before any byte of the body.
+  api.post(['/rider/deliveries/:id/deliver', '/rider/deliveries/:id/stops/:index/complete'], uploadSlots(deps.settings.uploadsMaxConcurrent));
   api.use(jsonBody());
   api.use('/track', publicCors, trackingRateLimit(deps));
   api.use('/places', placesRateLimit(deps));
@@ -79,7 +85,11 @@ export function createApp(deps: AppDeps): Express {
       validateSecurity: false,
       ignoreUndocumented: false,
       ignorePaths: /^\/api\/v1\/payments\//,
-      fileUploader: { storage: multer.memoryStorage(), limits: { fileSize: PHOTO_MAX_BYTES, files: 1, fields: 5 } },
+      // Streamed to a staged file as it arrives, the size cap applied on the way: never a whole photo in memory.
+      fileUploader: {
+        storage: stagedPhotoStorage(path.join(deps.settings.uploadsDir, '.incoming')),
+        limits: { fileSize: PHOTO_MAX_BYTES, files: 1, fields: 5 },
+      },
     }),
   );
   api.use(createQuotesRouter(deps));
@@ -93,7 +103,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(API_PREFIX, api);
 
   app.use(createHealthRouter(deps));
-  app.use(createMetricsRouter());
+  app.use(createMetricsRouter(deps.settings));
   app.all('/openapi.json', allowOnly('GET'));
   app.get('/openapi.json', (_req, res) => {
     res.json(document);

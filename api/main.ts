@@ -1,11 +1,14 @@
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
-import { loadSettingsOrExit } from '../config/settings';
+import { loadSettingsOrExit, sandboxedInProduction, sandboxWarning } from '../config/settings';
 import { createLogger } from '../config/logger';
 import { temporalConnectionOptions } from '../config/temporal';
 import { initOrm } from '../db/orm';
+import { sandboxLedger } from '../db/sandbox-ledger';
 import { selectGateways } from '../integrations/mobile-money/select';
 import { selectMapProviders } from '../integrations/select';
 import { LocalFilePhotos } from '../integrations/storage/local-files';
+import { LocalCallBridge } from '../integrations/calling/local-bridge';
+import { callSessionStore } from '../db/call-sessions';
 import { createApp } from './app';
 import { answerMalformedRequests } from './client-errors';
 
@@ -13,6 +16,9 @@ import { answerMalformedRequests } from './client-errors';
 async function main(): Promise<void> {
   const settings = loadSettingsOrExit();
   const logger = createLogger({ level: settings.logLevel, json: settings.nodeEnv === 'production', service: 'api' });
+  // Before connecting to anything, so a staging process says so even when it then fails to start.
+  const warning = sandboxWarning(settings);
+  if (warning) logger.warn(warning, { sandboxed: sandboxedInProduction(settings) });
   const orm = await initOrm(settings.databaseUrl, settings.databasePoolMax);
   // Connect lazily: the API starts (and answers 503) even while Temporal is still coming up.
   // Calls retry for about a second, then the request answers 503 instead of holding on for 20 s.
@@ -21,7 +27,7 @@ async function main(): Promise<void> {
     interceptors: [makeGrpcRetryInterceptor(defaultGrpcRetryOptions({ maxAttempts: 4 }))],
   });
   const temporal = new Client({ connection, namespace: settings.temporalNamespace });
-  const { gateways } = selectGateways(settings, () => orm.em.fork());
+  const { gateways } = selectGateways(settings, sandboxLedger(() => orm.em.fork()));
   const app = createApp({
     settings,
     orm,
@@ -29,6 +35,7 @@ async function main(): Promise<void> {
     logger,
     gateways,
     photos: new LocalFilePhotos(settings.uploadsDir),
+    calling: new LocalCallBridge(callSessionStore(() => orm.em.fork())),
     ...selectMapProviders(settings, logger),
   });
   const server = app.listen(settings.port, () => logger.info('API listening', { port: settings.port, siteUrl: settings.siteUrl }));

@@ -29,3 +29,10 @@ export const deliveriesBooked = new Counter({
   labelNames: ['mode'] as const,
   registers: [apiRegistry],
 });
+
+export const bookingStartFailures = new Counter({
+  name: 'booking_start_failures_total',
+  help: 'Bookings whose workflow start failed or timed out, by what became of the booking: withdrawn (503), claimed by a workflow that did start (201), or kept because it could not be withdrawn (503; the sweeper starts it)',
+  labelNames: ['outcome'] as const,
+  registers: [apiRegistry],
+});

@@ -1,11 +1,21 @@
 /**
  * Every setting the processes read, taken from the environment and validated once at start.
- * A wrong value stops the process with a message naming the variable.
+ * A wrong value stops the process with a message naming the variable; so does, with
+ * NODE_ENV=production, a development default that would be unsafe there.
  */
+import { isIP } from 'node:net';
+import type { KeyMode } from '../domain/api-key';
+import type { DeliveryTimings } from '../domain/timings';
+
 export type NodeEnv = 'development' | 'test' | 'production';
 
-export interface Settings {
+export interface Settings extends DeliveryTimings {
   nodeEnv: NodeEnv;
+  /**
+   * A staging deployment's one opt-in: with NODE_ENV=production it may still take payments on the
+   * sandbox network (or Paystack's test mode), keep texts in the outbox and write mail to files.
+   */
+  allowSandboxInProduction: boolean;
   port: number;
   siteUrl: string;
   databaseUrl: string;
@@ -17,28 +27,20 @@ export interface Settings {
   temporalTls: boolean;
   /** How long the API waits on any one Temporal call before it answers 503. */
   temporalCallTimeoutSeconds: number;
-  /** How long a pending delivery looks for a rider before it expires. */
-  dispatchTimeoutSeconds: number;
-  /** How often the offer radius widens while no rider has accepted. */
-  dispatchWidenSeconds: number;
-  dispatchInitialRadiusKm: number;
-  dispatchMaxRadiusKm: number;
-  webhookRetryInitialSeconds: number;
-  webhookRetryCoefficient: number;
-  webhookTimeoutSeconds: number;
-  roboRiderStepSeconds: number;
-  /** How often a pending debit is polled when no callback has confirmed it. */
-  paymentPollSeconds: number;
   /** How long the sandbox network takes to confirm a debit. */
   sandboxConfirmMs: number;
-  /** First wait before a debit the network did not answer is tried again (doubling each time). */
-  debitRetryInitialSeconds: number;
+  /** How often the booking sweeper looks for bookings no workflow has claimed (a Temporal Schedule). */
+  bookingSweepIntervalSeconds: number;
   /**
-   * How long after its workflow started a booking row may still be uncommitted: the API commits
-   * it right after the start, so a row missing this long after was rolled back (its partner was
-   * answered 503 and told nothing of it), and the workflow ends unstarted.
+   * How long after its commit a booking still unclaimed by a workflow counts as orphaned, by
+   * Postgres' clock. Longer than TEMPORAL_CALL_TIMEOUT_SECONDS, so a booking whose start is still
+   * in flight is not counted; a shorter one only starts (harmlessly) what the API is starting.
    */
-  bookingCommitGraceSeconds: number;
+  bookingOrphanAfterSeconds: number;
+  /** How often the debit reconciliation asks the gateways about debits whose record may be wrong (a Temporal Schedule). */
+  reconcileIntervalSeconds: number;
+  /** A debit still pending this long after its request is checked by the reconciliation, as is one checked this long ago. */
+  reconcilePendingAfterSeconds: number;
   paymentGateway: 'sandbox' | 'paystack';
   paystackSecretKey?: string;
   paystackBaseUrl: string;
@@ -62,18 +64,27 @@ export interface Settings {
   dataDir: string;
   /** Where uploaded hand-over photos are kept by the offline storage. */
   uploadsDir: string;
+  /** Photo uploads one API process reads at once; more wait briefly for a slot, then get 503. */
+  uploadsMaxConcurrent: number;
   mailDir: string;
   smtpUrl?: string;
   /** The sender of the dashboard's emails. */
   mailFrom: string;
   /** How long an email confirmation link works. */
   emailConfirmHours: number;
-  /** Signs dashboard session and CSRF cookies; when unset, a secret kept in the database is used. */
+  /** How long a password-reset link works (PASSWORD_RESET_MINUTES). */
+  passwordResetMinutes: number;
+  /**
+   * Signs dashboard session and CSRF cookies; when unset, a random one generated once and kept in
+   * the database is used (not a development default, so production may leave it unset).
+   */
   sessionSecret?: string;
   /** A dashboard session ends after this long without a request. */
   dashboardSessionSeconds: number;
   mapTileUrl?: string;
   rateLimitPartnerPerMinute: number;
+  /** Test-mode requests per partner, all its test keys together: test work never crowds out live work. */
+  rateLimitPartnerTestPerMinute: number;
   rateLimitRiderPerMinute: number;
   /** Per client IP on the public tracking view. */
   rateLimitPublicPerMinute: number;
@@ -82,16 +93,36 @@ export interface Settings {
   /** Where rate-limit counters live: this process only, or Postgres, shared by every API process. */
   rateLimitStore: 'memory' | 'postgres';
   rateLimitAuthPerMinute: number;
-  otpMaxAttempts: number;
-  otpLockSeconds: number;
+  /** Per client IP on `/partner/...`, counted before the key is looked up. */
+  rateLimitPartnerIpPerMinute: number;
+  /** Per partner: payment methods registered or removed (each registration runs the network's name check). */
+  paymentMethodChangesPerHour: number;
+  /** Per partner: test webhooks sent from the dashboard. */
+  webhookTestsPerHour: number;
+  /** Per partner: callbacks sent again (partner API and dashboard together). */
+  webhookRedeliveriesPerHour: number;
+  /** Unrevoked API keys a partner may hold, both modes together. */
+  apiKeysMaxActive: number;
   /** Where a worker serves Prometheus metrics (the Temporal SDK's and ours); 0 serves none. */
   workerMetricsPort: number;
+  /** When set, the API's GET /metrics requires `Authorization: Bearer <it>`; required in production. */
+  metricsToken?: string;
+  /**
+   * Which peers' X-Forwarded-For the API believes (Express's `trust proxy`): false for none, a
+   * number of proxy hops, or addresses, subnets and Express's names (loopback, linklocal, uniquelocal).
+   */
+  trustProxy: false | number | string[];
   /** A workflow bundle built ahead (`npm run build`); without it the worker bundles at start. */
   workflowBundle?: string;
   /** Worker capacity per process; unset keeps the defaults in workers/worker.ts. */
   workerMaxConcurrentActivities?: number;
   workerMaxConcurrentWorkflowTasks?: number;
   workerMaxCachedWorkflows?: number;
+  /** Which modes' task queues this worker process polls (WORKER_QUEUES=live,test); both by default. */
+  workerQueues: KeyMode[];
+  /** The test queue's worker capacity, smaller than the live one's; unset keeps the defaults in workers/worker.ts. */
+  workerTestMaxConcurrentActivities?: number;
+  workerTestMaxConcurrentWorkflowTasks?: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -169,10 +200,176 @@ function url(env: Source, name: string, fallback: string): string {
   return raw.replace(/\/+$/, '');
 }
 
+/** Express's names for address ranges a proxy may sit in. */
+const PROXY_RANGE_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+
+function isAddressOrSubnet(item: string): boolean {
+  const [address = '', prefix, extra] = item.split('/');
+  const family = isIP(address);
+  if (family === 0 || extra !== undefined) return false;
+  if (prefix === undefined) return true;
+  return /^\d{1,3}$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128);
+}
+
+/**
+ * TRUST_PROXY: `false`, a number of hops, or a comma-separated list of addresses, subnets and
+ * range names. `true` (believe every hop) is refused: any client could then pick its own address
+ * and with it a fresh rate-limit budget on every request.
+ */
+function trustProxy(env: Source, fallback: false | number | string[]): false | number | string[] {
+  const raw = optional(env, 'TRUST_PROXY')?.trim();
+  if (raw === undefined) return fallback;
+  if (raw === 'false' || raw === '0') return false;
+  if (/^\d+$/.test(raw)) return number(env, 'TRUST_PROXY', 0, { min: 1, max: 10, integer: true }) || false;
+  const items = raw.split(',').map((item) => item.trim());
+  const wrong = items.filter((item) => !PROXY_RANGE_NAMES.includes(item) && !isAddressOrSubnet(item));
+  if (raw === 'true' || wrong.length > 0) {
+    return refuse(env, 'TRUST_PROXY', `expected false, a number of proxy hops (1 to 10), or a comma-separated list of addresses, subnets and ${PROXY_RANGE_NAMES.join(', ')}; got "${raw}"`, fallback);
+  }
+  return items;
+}
+
+/** An SMTP address; never quoted back in a message, since it usually holds the mail password. */
+function smtpUrl(env: Source): string | undefined {
+  const raw = optional(env, 'SMTP_URL');
+  if (raw !== undefined && (!URL.canParse(raw) || !/^smtps?:$/.test(new URL(raw).protocol))) {
+    return refuse(env, 'SMTP_URL', 'expected an smtp:// or smtps:// URL (the value is not shown: it may hold a password)', undefined);
+  }
+  return raw;
+}
+
+const STAGING = 'or ALLOW_SANDBOX_IN_PRODUCTION=true for a staging deployment';
+
+/** Secrets shorter than this are refused in production: 32 characters of base64 are 192 bits. */
+const MIN_SESSION_SECRET_LENGTH = 32;
+
+/**
+ * The production rules. Every live booking must be charged by a real gateway, its hand-over code
+ * texted by a real provider and the dashboard's mail sent, unless ALLOW_SANDBOX_IN_PRODUCTION says
+ * this is a staging deployment; development defaults that would weaken security have no opt-in.
+ */
+function refuseUnsafeInProduction(env: Source, s: Settings): void {
+  const given = (name: string) => optional(env, name) !== undefined;
+  // A variable already refused (a misspelt value, say) is named once, with that first problem.
+  const refuse = (variable: string, problem: string) => {
+    if (!env.problems.some((p) => p.variable === variable)) env.problems.push({ variable, problem });
+  };
+  if (!s.allowSandboxInProduction) {
+    if (!given('PAYMENT_GATEWAY')) {
+      refuse('PAYMENT_GATEWAY', `required when NODE_ENV=production (its default, sandbox, marks live bookings paid without taking any money): set PAYMENT_GATEWAY=paystack with PAYSTACK_SECRET_KEY, ${STAGING}`);
+    } else if (s.paymentGateway === 'sandbox') {
+      refuse('PAYMENT_GATEWAY', `sandbox is refused when NODE_ENV=production: a fake network would mark live bookings paid and real riders would be dispatched; set PAYMENT_GATEWAY=paystack with PAYSTACK_SECRET_KEY, ${STAGING}`);
+    } else if (payingInTestMode(s)) {
+      refuse('PAYSTACK_SECRET_KEY', `a Paystack test key (sk_test_…) is refused when NODE_ENV=production: Paystack's test mode takes no money while real riders would be dispatched; set the live secret key (sk_live_…), ${STAGING}`);
+    }
+    if (!given('SMS_PROVIDER')) {
+      refuse('SMS_PROVIDER', `required when NODE_ENV=production (its default, outbox, keeps live hand-over codes in the database and texts nobody): set SMS_PROVIDER=http with SMS_URL and SMS_API_KEY, ${STAGING}`);
+    } else if (s.smsProvider === 'outbox') {
+      refuse('SMS_PROVIDER', `outbox is refused when NODE_ENV=production: live hand-over codes would stay in the database and never reach recipients; set SMS_PROVIDER=http with SMS_URL and SMS_API_KEY, ${STAGING}`);
+    }
+    if (!given('SMTP_URL')) {
+      refuse('SMTP_URL', `required when NODE_ENV=production: without it the dashboard's emails (sign-up confirmations) are only written to files under MAIL_DIR; set an smtp:// or smtps:// URL, ${STAGING}`);
+    }
+  }
+  if (s.smtpUrl !== undefined && !given('MAIL_FROM')) {
+    refuse('MAIL_FROM', 'required when NODE_ENV=production and SMTP_URL is set: mail servers refuse or file as spam the default sender, no-reply@localhost; set an address on your own domain');
+  }
+  if (s.sessionSecret !== undefined && s.sessionSecret.length < MIN_SESSION_SECRET_LENGTH) {
+    refuse('SESSION_SECRET', `too short for NODE_ENV=production (${s.sessionSecret.length} characters, at least ${MIN_SESSION_SECRET_LENGTH}): whoever guesses it can forge dashboard sessions; set a random one (openssl rand -base64 32), or leave it unset to use the one generated and kept in the database`);
+  }
+  if (s.rateLimitStore === 'memory') {
+    refuse('RATE_LIMIT_STORE', 'memory is refused when NODE_ENV=production: each API process would count on its own, so several processes allow several times every limit (log-in attempts included); leave it unset or set postgres');
+  }
+  // Each of these URLs is sent a secret with every request.
+  const keyed: [variable: string, url: string | undefined, secret: string, used: boolean][] = [
+    ['PAYSTACK_BASE_URL', s.paystackBaseUrl, 'PAYSTACK_SECRET_KEY', s.paymentGateway === 'paystack'],
+    ['SMS_URL', s.smsUrl, 'SMS_API_KEY', s.smsProvider === 'http'],
+    ['MAPBOX_URL', s.mapboxUrl, 'MAPBOX_TOKEN', s.etaProvider === 'mapbox'],
+  ];
+  for (const [variable, address, secret, used] of keyed) {
+    if (used && address !== undefined && !address.startsWith('https://')) {
+      refuse(variable, `expected an https:// URL when NODE_ENV=production: ${secret} is sent with every request`);
+    }
+  }
+  if (s.metricsToken === undefined) {
+    refuse('METRICS_TOKEN', 'required when NODE_ENV=production: without it anyone who reaches the API reads its routes, traffic and error rates at /metrics; set a random one (openssl rand -base64 32) and give it to the scraper as a bearer token');
+  } else if (s.metricsToken.length < MIN_SESSION_SECRET_LENGTH) {
+    refuse('METRICS_TOKEN', `too short for NODE_ENV=production (at least ${MIN_SESSION_SECRET_LENGTH} characters): set a random one (openssl rand -base64 32)`);
+  }
+  if (s.temporalApiKey !== undefined && !s.temporalTls) {
+    refuse('TEMPORAL_TLS', 'false is refused with TEMPORAL_API_KEY when NODE_ENV=production: the key would cross the network unencrypted; leave it unset or set true');
+  }
+}
+
+function payingInTestMode(s: Pick<Settings, 'paymentGateway' | 'paystackSecretKey'>): boolean {
+  return s.paymentGateway === 'paystack' && (s.paystackSecretKey?.startsWith('sk_test_') ?? false);
+}
+
+/**
+ * Whether callbacks may go to loopback, private and plain-http receivers: only on a developer's
+ * machine and in tests. Decided here once, for the URL check when a partner sets it and for the
+ * filtering agent at send time; any other environment (a new name included) keeps the guard on.
+ */
+export function webhooksMayReachPrivateAddresses(nodeEnv: string): boolean {
+  return nodeEnv === 'development' || nodeEnv === 'test';
+}
+
+/** What a production process may run on an offline stand-in, ALLOW_SANDBOX_IN_PRODUCTION given. */
+export type Sandboxed = 'payments' | 'texts' | 'mail';
+
+/**
+ * What this process, in production, sends to a stand-in instead of the real thing: live payments
+ * to the sandbox network or Paystack's test mode, live texts to the outbox, mail to files. Empty
+ * outside production, and in production without ALLOW_SANDBOX_IN_PRODUCTION (loadSettings refuses
+ * every one of them there).
+ */
+export function sandboxedInProduction(
+  settings: Pick<Settings, 'nodeEnv' | 'paymentGateway' | 'paystackSecretKey' | 'smsProvider' | 'smtpUrl'>,
+): Sandboxed[] {
+  if (settings.nodeEnv !== 'production') return [];
+  const sandboxed: Sandboxed[] = [];
+  if (settings.paymentGateway === 'sandbox' || payingInTestMode(settings)) sandboxed.push('payments');
+  if (settings.smsProvider === 'outbox') sandboxed.push('texts');
+  if (settings.smtpUrl === undefined) sandboxed.push('mail');
+  return sandboxed;
+}
+
+const SANDBOXED_WHAT: Record<Sandboxed, string> = {
+  payments: 'live payments go to a test network, so no money is taken',
+  texts: 'live hand-over codes stay in the SMS outbox',
+  mail: 'mail is written to files under MAIL_DIR',
+};
+
+/**
+ * The line both processes log at start when production runs on stand-ins, so every log says it
+ * alike; undefined when nothing is sandboxed.
+ */
+export function sandboxWarning(settings: Parameters<typeof sandboxedInProduction>[0]): string | undefined {
+  const sandboxed = sandboxedInProduction(settings);
+  if (sandboxed.length === 0) return undefined;
+  return `Sandboxed in production (ALLOW_SANDBOX_IN_PRODUCTION=true): ${sandboxed.map((part) => SANDBOXED_WHAT[part]).join('; ')}. Not for real customers.`;
+}
+
+function riderTokenDaysFrom(env: Source): number {
+  return number(env, 'RIDER_TOKEN_DAYS', 30, { min: 1, max: 3650, integer: true });
+}
+
+/**
+ * RIDER_TOKEN_DAYS alone, for `npm run ops`: issuing a rider token must not need every setting a
+ * server needs (a production Paystack key, say).
+ */
+export function riderTokenDays(vars: Env = process.env): number {
+  const env: Source = { vars, problems: [] };
+  const days = riderTokenDaysFrom(env);
+  if (env.problems.length > 0) throw new SettingsError(env.problems);
+  return days;
+}
+
 /** Reads every setting; a missing or wrong one stops with a SettingsError naming each of them. */
 export function loadSettings(vars: Env = process.env): Settings {
   const env: Source = { vars, problems: [] };
   const nodeEnv = oneOf(env, 'NODE_ENV', ['development', 'test', 'production'] as const, 'development');
+  const allowSandboxInProduction = oneOf(env, 'ALLOW_SANDBOX_IN_PRODUCTION', ['true', 'false'] as const, 'false') === 'true';
   const dataDir = text(env, 'DATA_DIR', '.data');
   const paymentGateway = oneOf(env, 'PAYMENT_GATEWAY', ['sandbox', 'paystack'] as const, 'sandbox');
   const paystackSecretKey = optional(env, 'PAYSTACK_SECRET_KEY');
@@ -207,6 +404,7 @@ export function loadSettings(vars: Env = process.env): Settings {
   }
   const settings: Settings = {
     nodeEnv,
+    allowSandboxInProduction,
     port: apiPort,
     // On the machine itself the site is the API's own port, so `PORT=3200` alone gives working links.
     siteUrl: url(env, 'SITE_URL', `http://localhost:${apiPort}`),
@@ -227,9 +425,13 @@ export function loadSettings(vars: Env = process.env): Settings {
     webhookTimeoutSeconds: number(env, 'WEBHOOK_TIMEOUT_SECONDS', 10, { min: 0.1 }),
     roboRiderStepSeconds: number(env, 'ROBO_RIDER_STEP_SECONDS', 5, { min: 0.01 }),
     paymentPollSeconds: number(env, 'PAYMENT_POLL_SECONDS', 5, { min: 0.05 }),
+    paymentConfirmLimitSeconds: number(env, 'PAYMENT_CONFIRM_LIMIT_SECONDS', 1800, { min: 1 }),
     sandboxConfirmMs: number(env, 'SANDBOX_CONFIRM_MS', 2000, { integer: true }),
     debitRetryInitialSeconds: number(env, 'DEBIT_RETRY_INITIAL_SECONDS', 2, { min: 0.01 }),
-    bookingCommitGraceSeconds: number(env, 'BOOKING_COMMIT_GRACE_SECONDS', 30, { min: 1 }),
+    bookingSweepIntervalSeconds: number(env, 'BOOKING_SWEEP_INTERVAL_SECONDS', 60, { min: 1 }),
+    bookingOrphanAfterSeconds: number(env, 'BOOKING_ORPHAN_AFTER_SECONDS', 60, { min: 1 }),
+    reconcileIntervalSeconds: number(env, 'RECONCILE_INTERVAL_SECONDS', 300, { min: 1 }),
+    reconcilePendingAfterSeconds: number(env, 'RECONCILE_PENDING_AFTER_SECONDS', 3600, { min: 1 }),
     paymentGateway,
     paystackSecretKey,
     paystackBaseUrl: url(env, 'PAYSTACK_BASE_URL', 'https://api.paystack.co'),
@@ -249,29 +451,55 @@ export function loadSettings(vars: Env = process.env): Settings {
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'http', 'debug'] as const, nodeEnv === 'test' ? 'warn' : 'info'),
     dataDir,
     uploadsDir: text(env, 'UPLOADS_DIR', `${dataDir}/uploads`),
+    uploadsMaxConcurrent: number(env, 'UPLOADS_MAX_CONCURRENT', 16, { min: 1, integer: true }),
     mailDir: text(env, 'MAIL_DIR', `${dataDir}/mail`),
-    smtpUrl: optional(env, 'SMTP_URL'),
+    smtpUrl: smtpUrl(env),
     mailFrom: text(env, 'MAIL_FROM', 'Partner Delivery <no-reply@localhost>'),
     emailConfirmHours: number(env, 'EMAIL_CONFIRM_HOURS', 24, { min: 0.01 }),
+    passwordResetMinutes: number(env, 'PASSWORD_RESET_MINUTES', 60, { min: 1 }),
     sessionSecret: optional(env, 'SESSION_SECRET'),
     dashboardSessionSeconds: number(env, 'DASHBOARD_SESSION_SECONDS', 8 * 3600, { min: 1 }),
     mapTileUrl: optional(env, 'MAP_TILE_URL'),
     rateLimitPartnerPerMinute: number(env, 'RATE_LIMIT_PARTNER_PER_MINUTE', 600, { min: 1, integer: true }),
+    rateLimitPartnerTestPerMinute: number(env, 'RATE_LIMIT_PARTNER_TEST_PER_MINUTE', 300, { min: 1, integer: true }),
     rateLimitRiderPerMinute: number(env, 'RATE_LIMIT_RIDER_PER_MINUTE', 1200, { min: 1, integer: true }),
     rateLimitPublicPerMinute: number(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 600, { min: 1, integer: true }),
     rateLimitPlacesPerMinute: number(env, 'RATE_LIMIT_PLACES_PER_MINUTE', 120, { min: 1, integer: true }),
     rateLimitStore: oneOf(env, 'RATE_LIMIT_STORE', ['memory', 'postgres'] as const, nodeEnv === 'production' ? 'postgres' : 'memory'),
     rateLimitAuthPerMinute: number(env, 'RATE_LIMIT_AUTH_PER_MINUTE', 10, { min: 1, integer: true }),
+    rateLimitPartnerIpPerMinute: number(env, 'RATE_LIMIT_PARTNER_IP_PER_MINUTE', 3000, { min: 1, integer: true }),
+    paymentMethodChangesPerHour: number(env, 'PAYMENT_METHOD_CHANGES_PER_HOUR', 20, { min: 1, integer: true }),
+    webhookTestsPerHour: number(env, 'WEBHOOK_TESTS_PER_HOUR', 30, { min: 1, integer: true }),
+    webhookRedeliveriesPerHour: number(env, 'WEBHOOK_REDELIVERIES_PER_HOUR', 600, { min: 1, integer: true }),
+    apiKeysMaxActive: number(env, 'API_KEYS_MAX_ACTIVE', 20, { min: 1, integer: true }),
     otpMaxAttempts: number(env, 'OTP_MAX_ATTEMPTS', 5, { min: 1, integer: true }),
     otpLockSeconds: number(env, 'OTP_LOCK_SECONDS', 300, { min: 1 }),
     workerMetricsPort: port(env, 'WORKER_METRICS_PORT', 0),
+    metricsToken: optional(env, 'METRICS_TOKEN'),
+    // In production the API is meant to sit behind a proxy on its own network (the compose file's);
+    // a peer on a public address is taken as the client, whatever it forwards.
+    trustProxy: trustProxy(env, nodeEnv === 'production' ? ['loopback', 'uniquelocal'] : false),
     workflowBundle: optional(env, 'WORKFLOW_BUNDLE'),
     workerMaxConcurrentActivities: optionalInteger(env, 'WORKER_MAX_CONCURRENT_ACTIVITIES'),
     workerMaxConcurrentWorkflowTasks: optionalInteger(env, 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'),
     workerMaxCachedWorkflows: optionalInteger(env, 'WORKER_MAX_CACHED_WORKFLOWS'),
+    workerQueues: workerQueues(env),
+    workerTestMaxConcurrentActivities: optionalInteger(env, 'WORKER_TEST_MAX_CONCURRENT_ACTIVITIES'),
+    workerTestMaxConcurrentWorkflowTasks: optionalInteger(env, 'WORKER_TEST_MAX_CONCURRENT_WORKFLOW_TASKS'),
   };
+  if (nodeEnv === 'production') refuseUnsafeInProduction(env, settings);
   if (env.problems.length > 0) throw new SettingsError(env.problems);
   return settings;
+}
+
+/** WORKER_QUEUES: a comma-separated, non-empty list of `live` and `test`. */
+function workerQueues(env: Source): KeyMode[] {
+  const raw = text(env, 'WORKER_QUEUES', 'live,test');
+  const items = raw.split(',').map((item) => item.trim());
+  if (items.some((item) => item !== 'live' && item !== 'test')) {
+    return refuse(env, 'WORKER_QUEUES', `expected a comma-separated list of live and test, got "${raw}"`, ['live', 'test']);
+  }
+  return [...new Set(items as KeyMode[])];
 }
 
 /** For process entry points: load, or print every problem, one line each, and exit. */

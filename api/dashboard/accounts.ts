@@ -2,24 +2,21 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../../config/logger';
 import type { Settings } from '../../config/settings';
-import { createPartner } from '../../db/accounts';
+import * as accounts from '../../db/accounts';
 import { isUniqueViolation } from '../../db/errors';
+import { endPartnerSessions } from '../../db/sessions';
 import type { Mailer } from '../../integrations/email/mailer';
+import type { Viewer } from '../../web/dashboard/layout';
 import { hashPassword, verifyPassword } from './passwords';
 
 /**
- * Sign-up, email confirmation and log-in. Each answers the same way whether or not an account
- * uses the email address, so none of them tells a stranger who has an account.
+ * Sign-up, email confirmation, log-in and passwords. Each answers the same way whether or not an
+ * account uses the email address, so none of them tells a stranger who has an account.
  */
 
 export const CONFIRM_PURPOSE = 'confirm_email';
-
-export interface Viewer {
-  partnerId: string;
-  email: string;
-  businessName: string;
-  confirmed: boolean;
-}
+export const RESET_PURPOSE = 'reset_password';
+const TOKEN = /^[A-Za-z0-9_-]{20,100}$/;
 
 function tokenHash(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -32,17 +29,16 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
 
   async function issueConfirmLink(partnerId: string): Promise<string> {
     const token = randomBytes(32).toString('base64url');
-    await orm.em
-      .fork()
-      .execute(
-        `insert into email_tokens (token_hash, partner_id, purpose, expires_at) values (?, ?, ?, now() + ? * interval '1 hour')`,
-        [tokenHash(token), partnerId, CONFIRM_PURPOSE, settings.emailConfirmHours],
-      );
+    await accounts.issueEmailToken(orm.em.fork(), {
+      tokenHash: tokenHash(token),
+      partnerId,
+      purpose: CONFIRM_PURPOSE,
+      hours: settings.emailConfirmHours,
+    });
     return `${settings.siteUrl}/dashboard/confirm?token=${token}`;
   }
 
-  function hoursText(): string {
-    const hours = settings.emailConfirmHours;
+  function hoursText(hours: number): string {
     return hours >= 1 ? `${Math.round(hours)} hour${Math.round(hours) === 1 ? '' : 's'}` : `${Math.max(1, Math.round(hours * 60))} minutes`;
   }
 
@@ -59,7 +55,7 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
         '',
         link,
         '',
-        `The link works once and expires in ${hoursText()}. Once your address is confirmed you can create API keys.`,
+        `The link works once and expires in ${hoursText(settings.emailConfirmHours)}. Once your address is confirmed you can create API keys.`,
         'If you did not sign up, ignore this email.',
       ].join('\n'),
     });
@@ -74,28 +70,48 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
     }
   }
 
-  async function findByEmail(email: string) {
-    const [row] = await orm.em
-      .fork()
-      .execute<{ id: string; email: string; business_name: string; password_hash: string | null; confirmed: boolean }[]>(
-        `select id, email, business_name, password_hash, email_confirmed_at is not null as confirmed
-         from partners where lower(email) = lower(?)`,
-        [email],
-      );
-    return row ?? null;
+  const findByEmail = (email: string) => accounts.findPartnerByEmail(orm.em.fork(), email);
+
+  async function sendReset(owner: { id: string; email: string; business_name: string }): Promise<void> {
+    const token = randomBytes(32).toString('base64url');
+    await accounts.issueEmailToken(orm.em.fork(), {
+      tokenHash: tokenHash(token),
+      partnerId: owner.id,
+      purpose: RESET_PURPOSE,
+      hours: settings.passwordResetMinutes / 60,
+    });
+    const link = `${settings.siteUrl}/dashboard/reset-password?token=${token}`;
+    await deliver({
+      to: owner.email,
+      subject: 'Reset your password',
+      link,
+      text: [
+        `Hello ${owner.business_name},`,
+        '',
+        'Someone (perhaps you) asked to reset the password of your Partner Delivery account. To choose a new one, open this link:',
+        '',
+        link,
+        '',
+        `The link works once and expires in ${hoursText(settings.passwordResetMinutes / 60)}. Setting a new password logs out every browser.`,
+        'If you did not ask, ignore this email: your password stays as it is.',
+      ].join('\n'),
+    });
   }
 
   return {
     /**
-     * New address: an account and a confirmation link, and its id is returned. Known address: an
-     * email to its owner instead, and null.
+     * New address: an account and a confirmation link, and its id is returned. Unconfirmed
+     * address: this sign-up's password and name replace the pending ones, older links stop
+     * working and a new one is sent, so whoever reads the mailbox confirms the account whose
+     * password they chose (a stranger who signed up first with the address keeps nothing); its
+     * id is returned. Confirmed address: an email to its owner instead, and null.
      */
     async signUp(input: { email: string; password: string; businessName: string }): Promise<string | null> {
       const passwordHash = await hashPassword(input.password);
       const existing = await findByEmail(input.email);
       if (!existing) {
         try {
-          const created = await createPartner(orm.em.fork(), { email: input.email, businessName: input.businessName, passwordHash });
+          const created = await accounts.createPartner(orm.em.fork(), { email: input.email, businessName: input.businessName, passwordHash });
           await sendConfirmation({ partnerId: created.partnerId, email: created.email, businessName: input.businessName });
           return created.partnerId;
         } catch (error) {
@@ -106,8 +122,18 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
       const owner = existing ?? (await findByEmail(input.email));
       if (!owner) return null;
       if (!owner.confirmed) {
-        await sendConfirmation({ partnerId: owner.id, email: owner.email, businessName: owner.business_name });
-        return null;
+        const replaced = await accounts.replacePendingSignUp(orm.em.fork(), {
+          partnerId: owner.id,
+          passwordHash,
+          businessName: input.businessName,
+          purpose: CONFIRM_PURPOSE,
+        });
+        if (replaced) {
+          // Browsers logged in with the replaced password, or holding its sign-up, lose the account.
+          await endPartnerSessions(orm.em.fork(), owner.id);
+          await sendConfirmation({ partnerId: owner.id, email: owner.email, businessName: input.businessName.trim() });
+          return owner.id;
+        }
       }
       await deliver({
         to: owner.email,
@@ -124,24 +150,42 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
       return null;
     },
 
+    /**
+     * Sends a reset link when an account uses the address, and nothing otherwise: the caller
+     * answers the same either way.
+     */
+    async requestPasswordReset(email: string): Promise<void> {
+      const owner = await findByEmail(email);
+      if (!owner) return;
+      // Not awaited: an SMTP round trip only for known addresses would tell by timing who has an account.
+      void sendReset(owner).catch((error: unknown) =>
+        logger.error('Password reset link could not be issued', { error: error instanceof Error ? error.message : String(error) }),
+      );
+    },
+
+    /** Whether a reset link still works, so its page shows the form or says at once that it does not. */
+    async resetLinkWorks(token: string): Promise<boolean> {
+      return TOKEN.test(token) && accounts.emailTokenUsable(orm.em.fork(), tokenHash(token), RESET_PURPOSE);
+    },
+
+    /** Single use: sets the password and ends every session of the account. Its id, or null when the link does not work. */
+    async resetPassword(token: string, password: string): Promise<string | null> {
+      if (!TOKEN.test(token)) return null;
+      return accounts.resetPassword(orm.em.fork(), { tokenHash: tokenHash(token), purpose: RESET_PURPOSE, passwordHash: await hashPassword(password) });
+    },
+
+    /** False when `current` is not the password; otherwise sets `next` and ends the partner's other sessions. */
+    async changePassword(input: { partnerId: string; current: string; next: string; keepSid: string }): Promise<boolean> {
+      const stored = await accounts.findPasswordHash(orm.em.fork(), input.partnerId);
+      if (!stored || !(await verifyPassword(stored, input.current))) return false;
+      await accounts.setPassword(orm.em.fork(), { partnerId: input.partnerId, passwordHash: await hashPassword(input.next), keepSid: input.keepSid });
+      return true;
+    },
+
     /** Single use: the first visit confirms (and names the account), later visits and expired links find nothing. */
     async confirm(token: string): Promise<string | null> {
-      if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) return null;
-      return orm.em.fork().transactional(async (em) => {
-        const [used] = await em.execute<{ partner_id: string }[]>(
-          `update email_tokens set used_at = now()
-           where token_hash = ? and purpose = ? and used_at is null and expires_at > now() returning partner_id`,
-          [tokenHash(token), CONFIRM_PURPOSE],
-        );
-        if (!used) return null;
-        await em.execute('update partners set email_confirmed_at = coalesce(email_confirmed_at, now()) where id = ?', [used.partner_id]);
-        // The other links sent to this address have nothing left to do.
-        await em.execute('update email_tokens set used_at = now() where partner_id = ? and purpose = ? and used_at is null', [
-          used.partner_id,
-          CONFIRM_PURPOSE,
-        ]);
-        return used.partner_id;
-      });
+      if (!TOKEN.test(token)) return null;
+      return accounts.confirmEmail(orm.em.fork(), tokenHash(token), CONFIRM_PURPOSE);
     },
 
     /** Sends a fresh link when an unconfirmed account uses the address; otherwise nothing, silently. */
@@ -162,12 +206,7 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
     },
 
     async viewer(partnerId: string): Promise<Viewer | null> {
-      const [row] = await orm.em
-        .fork()
-        .execute<{ id: string; email: string; business_name: string; confirmed: boolean }[]>(
-          'select id, email, business_name, email_confirmed_at is not null as confirmed from partners where id = ?',
-          [partnerId],
-        );
+      const row = await accounts.findPartner(orm.em.fork(), partnerId);
       return row ? { partnerId: row.id, email: row.email, businessName: row.business_name, confirmed: row.confirmed } : null;
     },
   };

@@ -1,8 +1,7 @@
 import type { Request } from 'express';
 import { doubleCsrf } from 'csrf-csrf';
 import type { Settings } from '../../config/settings';
-
-export const CSRF_FIELD = '_csrf';
+import { CSRF_FIELD } from '../../web/dashboard/layout';
 
 /**
  * Signed double-submit tokens (csrf-csrf): the form field must match an httpOnly cookie whose

@@ -1,8 +1,5 @@
 import { hash, verify } from '@node-rs/argon2';
 
-/** The shortest password the dashboard and `ops partner:create` take. */
-export const PASSWORD_MIN = 10;
-
 /** Passwords are hashed with argon2id (the library's default algorithm), OWASP's parameters. */
 const OPTIONS = { memoryCost: 19_456, timeCost: 2, parallelism: 1 };
 

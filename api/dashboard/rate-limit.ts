@@ -1,6 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { AppDeps } from '../deps';
+import { ApiError } from '../errors';
 import { PostgresRateLimitStore } from '../middleware/rate-limit-store';
 import { errorPage } from '../../web/dashboard/errors';
 import { pageOf, render } from './respond';
@@ -29,4 +30,20 @@ export function authRateLimit({ settings, orm, logger }: AppDeps): RequestHandle
       render(res, page, 429);
     },
   });
+}
+
+/**
+ * A per-partner budget of the API (api/middleware/rate-limit.ts) on a dashboard form: the same
+ * limiter, so the dashboard and the API spend one budget, answered with a page and 429.
+ */
+export function dashboardLimit(limit: RequestHandler, what: string, back: { href: string; label: string }): RequestHandler {
+  return (req, res, next) => {
+    res.locals.partnerId ??= pageOf(res).viewer?.partnerId;
+    return limit(req, res, (error?: unknown) => {
+      if (!(error instanceof ApiError) || error.status !== 429) return next(error);
+      const minutes = Math.max(1, Math.ceil(Number(res.getHeader('retry-after') ?? 60) / 60));
+      const wait = minutes === 1 ? 'a minute' : `${minutes} minutes`;
+      render(res, errorPage(pageOf(res), `Too many ${what}`, `You have reached the limit of ${what} for this hour. Nothing was changed. Try again in ${wait}.`, back), 429);
+    });
+  };
 }

@@ -64,4 +64,14 @@ export function characters(text: string): number {
   return [...text].length;
 }
 
-export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/**
+ * An address like name@example.com. The domain's labels exclude the dot that separates them, so
+ * each character can be matched one way only and the check runs in linear time: the former
+ * `[^\s@]+\.[^\s@]+` could split a long run of dots at every point and backtracked quadratically.
+ */
+export const EMAIL = /^[^\s@]+@[^\s@.]+(?:\.[^\s@.]+)+$/;
+
+/** At most 254 characters (RFC 5321's path limit), checked before the pattern so no long text reaches it. */
+export function isEmailAddress(text: string): boolean {
+  return text.length <= 254 && EMAIL.test(text);
+}

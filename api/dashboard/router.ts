@@ -10,6 +10,7 @@ import { dashboardCsrf } from './csrf';
 import { createMailer } from '../../integrations/email/mailer';
 import { authRateLimit } from './rate-limit';
 import { errorPage } from '../../web/dashboard/errors';
+import { confirmFirstPage } from '../../web/dashboard/password';
 import type { PageContext } from '../../web/dashboard/layout';
 import { pageOf, render, saveSession } from './respond';
 import { createAccountRoutes } from './routes/account';
@@ -17,6 +18,7 @@ import { createAuthRoutes } from './routes/auth';
 import { createDeliveryRoutes } from './routes/deliveries';
 import { createKeyRoutes } from './routes/keys';
 import { createOverviewRoutes } from './routes/overview';
+import { createPasswordRoutes } from './routes/password';
 import { createPaymentMethodRoutes } from './routes/payment-methods';
 import { createWebhookRoutes } from './routes/webhook';
 import { loadCookieSecret } from './secret';
@@ -25,7 +27,7 @@ import { dashboardSession, SESSION_COOKIE } from './session';
 const WEB = path.resolve(__dirname, '../../web');
 
 /** Pages and forms for visitors without a session. */
-const PUBLIC_PATHS = new Set(['/signup', '/check-email', '/confirm', '/login', '/resend']);
+const PUBLIC_PATHS = new Set(['/signup', '/check-email', '/confirm', '/login', '/resend', '/forgot-password', '/reset-password']);
 
 /** Only this origin: no inline script or style, no framing, forms post back here only. */
 function securityHeaders(production: boolean): RequestHandler {
@@ -109,7 +111,8 @@ export function createDashboardRouter(deps: AppDeps): Router {
         return token;
       },
       viewer,
-      mode: req.session.mode ?? 'test',
+      // Live data waits for a confirmed address, whatever a session says.
+      mode: viewer?.confirmed ? (req.session.mode ?? 'test') : 'test',
       path: req.originalUrl.split('#')[0] ?? '/dashboard',
       flash: req.method === 'GET' ? flash : null,
     };
@@ -124,11 +127,13 @@ export function createDashboardRouter(deps: AppDeps): Router {
     res.redirect(303, `/dashboard/login?next=${encodeURIComponent(back)}${expired}`);
   });
   router.use(csrf.doubleCsrfProtection);
+  router.use(confirmedOnly);
 
   router.use(createAuthRoutes(accounts, authLimit));
+  router.use(createPasswordRoutes(accounts, authLimit));
   router.use(createAccountRoutes(accounts, authLimit));
   router.use(createOverviewRoutes(deps));
-  router.use(createKeyRoutes(orm));
+  router.use(createKeyRoutes(orm, settings.apiKeysMaxActive));
   router.use(createPaymentMethodRoutes(deps));
   router.use(createWebhookRoutes(deps));
   router.use(createDeliveryRoutes(deps));
@@ -136,6 +141,20 @@ export function createDashboardRouter(deps: AppDeps): Router {
   router.use((_req, _res, next) => next(ApiError.notFound('No such page')));
   router.use(dashboardErrors(deps));
   return router;
+}
+
+/**
+ * Live mode and Mobile Money accounts (whose registration runs the network's holder-name check)
+ * wait until the email address is confirmed: an account anyone can open with someone else's
+ * address must not move money or learn names. Keys are refused on their own page (routes/keys.ts).
+ */
+function confirmedOnly(req: Request, res: Response, next: NextFunction): void {
+  const ctx = pageOf(res);
+  if (!ctx.viewer || ctx.viewer.confirmed) return next();
+  const toLive = req.method === 'POST' && req.path === '/mode' && req.body?.mode === 'live';
+  const payments = req.path === '/payment-methods' || req.path.startsWith('/payment-methods/');
+  if (toLive || payments) return render(res, confirmFirstPage(ctx), 403);
+  next();
 }
 
 /**

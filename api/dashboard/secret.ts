@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Settings } from '../../config/settings';
+import * as sessions from '../../db/sessions';
 
 /**
  * The key that signs dashboard cookies. SESSION_SECRET when set; otherwise one generated on
@@ -8,11 +9,7 @@ import type { Settings } from '../../config/settings';
  */
 export async function loadCookieSecret(orm: MikroORM, settings: Settings): Promise<string> {
   if (settings.sessionSecret) return settings.sessionSecret;
-  const em = orm.em.fork();
-  await em.execute(`insert into dashboard_secrets (name, value) values ('cookie', ?) on conflict (name) do nothing`, [
-    randomBytes(32).toString('base64url'),
-  ]);
-  const [row] = await em.execute<{ value: string }[]>(`select value from dashboard_secrets where name = 'cookie'`);
-  if (!row) throw new Error('The dashboard cookie secret is missing');
-  return row.value;
+  const secret = await sessions.keepCookieSecret(orm.em.fork(), randomBytes(32).toString('base64url'));
+  if (secret === null) throw new Error('The dashboard cookie secret is missing');
+  return secret;
 }

@@ -3,7 +3,7 @@ import session from 'express-session';
 import connectPgSimple from 'connect-pg-simple';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '../../config/logger';
-import { poolQuery } from '../../db/pool-query';
+import * as sessions from '../../db/sessions';
 import type { Settings } from '../../config/settings';
 import type { KeyMode } from '../../domain/api-key';
 
@@ -13,8 +13,9 @@ declare module 'express-session' {
     /** Which data the pages show: the test-key world or the live one. */
     mode: KeyMode;
     /**
-     * The account this browser signed up for (or a random id when the address was known, so both
-     * answers look alike): its confirmation link, opened here, logs this browser in.
+     * The account this browser signed up for, pending one replaced by this sign-up included (or a
+     * random id when the address was confirmed already, so both answers look alike): its
+     * confirmation link, opened here, logs this browser in.
      */
     signedUp: string;
     /** A one-line message for the next page (after a redirect). */
@@ -32,8 +33,8 @@ export const SESSION_COOKIE = 'dashboard_sid';
 export function dashboardSession(orm: MikroORM, settings: Settings, logger: Logger, secret: string): RequestHandler {
   const PgStore = connectPgSimple(session);
   const store = new PgStore({
-    pool: poolQuery(orm.em) as never,
-    tableName: 'dashboard_sessions',
+    pool: sessions.storePool(orm.em) as never,
+    tableName: sessions.SESSION_TABLE,
     pruneSessionInterval: 15 * 60,
     errorLog: (...args: unknown[]) => logger.warn('Dashboard session store', { error: args.map(String).join(' ') }),
   });

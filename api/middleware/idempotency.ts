@@ -1,32 +1,19 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import * as idempotency from '../../db/idempotency';
 import type { PoolQuery } from '../../db/pool-query';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
 import { partnerOf } from './partner-auth';
 
-/** How long a key is remembered (DESIGN section 9). */
-const KEY_TTL = '24 hours';
 /** How long a duplicate waits for the first request still running. */
 const WAIT_FOR_FIRST_MS = 30_000;
-/**
- * A claim still without an answer this long after it was made belongs to a request whose
- * process died (every request ends well before): the key is free again.
- */
-const ABANDONED_AFTER = '2 minutes';
 /** Waits between attempts to record the answer while Postgres is unreachable. */
 const SETTLE_RETRY_MS = [100, 300, 1_000, 2_000, 4_000];
 
-interface StoredKey {
-  request_hash: string;
-  response_status: number | null;
-  response_body: string | null;
-  resource_id: string | null;
-}
-
 /** The key a request owns while it runs, for the work it does to bind its result to. */
 export interface IdempotencyClaim {
-  ids: [partnerId: string, mode: string, scope: string, key: string];
+  ids: idempotency.IdempotencyKeyIds;
 }
 
 /** An answer rebuilt from what a request made, when its own answer was never recorded. */
@@ -37,18 +24,21 @@ export function idempotencyClaimOf(res: Response): IdempotencyClaim | undefined 
   return res.locals.idempotencyClaim as IdempotencyClaim | undefined;
 }
 
-const BIND_KEY = {
-  name: 'idempotency-bind-key',
-  text: 'update idempotency_keys set resource_id = $1 where partner_id = $2 and mode = $3 and scope = $4 and key = $5',
-};
-
 /**
  * Ties the claimed key to what the request made, inside the transaction that makes it: once that
  * commits, a repeat of the request is answered with it, even if this request's answer is lost
  * (the COMMIT went through but its acknowledgement did not, and the partner was told 503).
  */
 export async function bindClaimedKey(tx: PoolQuery, claim: IdempotencyClaim, resourceId: string): Promise<void> {
-  await tx.query({ ...BIND_KEY, values: [resourceId, ...claim.ids] });
+  await idempotency.bindToResource(tx, claim.ids, resourceId);
+}
+
+/**
+ * Unties the claimed key from what the request made, inside the transaction that withdraws it: the
+ * request then answers an error and the key is let go of, as for a request that made nothing.
+ */
+export async function unbindClaimedKey(tx: PoolQuery, claim: IdempotencyClaim, resourceId: string): Promise<void> {
+  await idempotency.unbindFromResource(tx, claim.ids, resourceId);
 }
 
 /** JSON with object keys sorted, so the same fields in another order are the same body. */
@@ -90,29 +80,14 @@ export function idempotent({ orm, logger }: AppDeps, scope: string, answerFromRe
 
     if (Date.now() > nextSweep) {
       nextSweep = Date.now() + SWEEP_EVERY_MS;
-      void em.execute(`delete from idempotency_keys where created_at < now() - interval '${KEY_TTL}'`).catch(() => undefined);
+      void idempotency.sweepExpired(em).catch(() => undefined);
     }
 
     const deadline = Date.now() + WAIT_FOR_FIRST_MS;
     for (;;) {
-      // Forget this key if it is older than 24 h or was abandoned having made nothing, then try to claim it.
-      await em.execute(
-        `delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ?
-           and (created_at < now() - interval '${KEY_TTL}'
-                or (response_status is null and resource_id is null and created_at < now() - interval '${ABANDONED_AFTER}'))`,
-        ids,
-      );
-      const claimed = await em.execute<unknown[]>(
-        `insert into idempotency_keys (partner_id, mode, scope, key, request_hash) values (?, ?, ?, ?, ?)
-         on conflict do nothing returning key`,
-        [...ids, hash],
-      );
-      if (claimed.length === 1) break;
-      const [stored] = await em.execute<StoredKey[]>(
-        `select request_hash, response_status, response_body, resource_id from idempotency_keys
-         where partner_id = ? and mode = ? and scope = ? and key = ?`,
-        ids,
-      );
+      // A key older than 24 h, or abandoned having made nothing, is forgotten and claimed afresh.
+      if (await idempotency.claim(em, ids, hash)) break;
+      const stored = await idempotency.find(em, ids);
       if (!stored) continue; // The first request failed and let go of the key: claim it now.
       if (stored.request_hash !== hash) {
         throw ApiError.conflict('This Idempotency-Key was used with a different request body');
@@ -142,17 +117,7 @@ export function idempotent({ orm, logger }: AppDeps, scope: string, answerFromRe
     const json = res.json.bind(res);
     res.json = (body: unknown) => {
       const status = res.statusCode;
-      const settle = () =>
-        status >= 400
-          ? em.execute(
-              'delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ? and resource_id is null',
-              ids,
-            )
-          : em.execute(
-              `update idempotency_keys set response_status = ?, response_body = ?
-               where partner_id = ? and mode = ? and scope = ? and key = ?`,
-              [status, JSON.stringify(body), ...ids],
-            );
+      const settle = () => (status >= 400 ? idempotency.release(em, ids) : idempotency.recordAnswer(em, ids, status, JSON.stringify(body)));
       void (async () => {
         for (let attempt = 0; ; attempt += 1) {
           try {

@@ -1,6 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { onApiKeyRevoked } from '../../db/accounts';
+import * as accounts from '../../db/accounts';
 import { hashSecret, parseSecret, type KeyMode } from '../../domain/api-key';
 import { ApiError } from '../errors';
 import { TokenCache } from './token-cache';
@@ -45,7 +45,7 @@ export const AUTH_CACHE_MS = 2000;
 const validKeys = new TokenCache<PartnerAuth>(AUTH_CACHE_MS);
 /** Counts revocations heard of, so a lookup that a revocation overtook is not remembered. */
 let revocations = 0;
-onApiKeyRevoked((keyId) => {
+accounts.onApiKeyRevoked((keyId) => {
   revocations += 1;
   validKeys.deleteWhere((auth) => auth.keyId === keyId);
 });
@@ -67,18 +67,14 @@ export function partnerAuth(orm: MikroORM) {
     if (!auth) {
       const revocationsBefore = revocations;
       const em = orm.em.fork();
-      const [key] = await em.execute<{ id: string; partner_id: string; mode: KeyMode; stale: boolean }[]>(
-        `select id, partner_id, mode, (last_used_at is null or last_used_at < now() - interval '60 seconds') as stale
-         from api_keys where key_hash = ? and revoked_at is null`,
-        [hash],
-      );
+      const key = await accounts.findUsableApiKey(em, hash);
       if (!key) {
         validKeys.delete(hash);
         throw ApiError.unauthorized('The API key is unknown or revoked');
       }
       if (key.stale) {
         // Last-used time to the minute is enough, and keeps a write off most requests.
-        void em.execute('update api_keys set last_used_at = now() where id = ?', [key.id]).catch(() => undefined);
+        void accounts.markApiKeyUsed(em, key.id).catch(() => undefined);
       }
       auth = { partnerId: key.partner_id, mode: key.mode, keyId: key.id };
       // A key revoked while this lookup was under way may have been read before the revocation:

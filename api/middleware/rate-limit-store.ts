@@ -1,28 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
-import { poolQuery } from '../../db/pool-query';
-
-/**
- * Adds hits to keys' windows, starting a new window where the old one has passed; answers each
- * window's count and how long it has left by the database clock. One key for a hit that must be
- * exact, many for the hits counted in the process since the last write.
- */
-const ADD_HITS = {
-  name: 'rate-limit-add-hits',
-  text: `insert into rate_limit_counters (key, hits, reset_at)
-         select key, hits, now() + $3::integer * interval '1 millisecond' from unnest($1::text[], $2::integer[]) as t(key, hits)
-         on conflict (key) do update set
-           hits = case when rate_limit_counters.reset_at <= now() then excluded.hits else rate_limit_counters.hits + excluded.hits end,
-           reset_at = case when rate_limit_counters.reset_at <= now() then excluded.reset_at else rate_limit_counters.reset_at end
-         returning key, hits, reset_at, extract(epoch from reset_at - now()) * 1000 as left_ms`,
-};
-
-interface CountRow {
-  key: string;
-  hits: number;
-  reset_at: Date;
-  left_ms: string | number;
-}
+import * as rateLimits from '../../db/rate-limits';
 
 /** How often counters whose window has passed are swept away. */
 const SWEEP_EVERY_MS = 60_000;
@@ -105,9 +83,9 @@ export class PostgresRateLimitStore implements Store {
     const current = this.known.get(fullKey);
     const hits = 1 + (current?.unwritten ?? 0);
     if (current) current.unwritten = 0;
-    let row: CountRow | undefined;
+    let row: rateLimits.CountRow | undefined;
     try {
-      ({ rows: [row] } = await poolQuery(this.orm.em).query<CountRow>({ ...ADD_HITS, values: [[fullKey], [hits], this.windowMs] }));
+      [row] = await rateLimits.addHits(this.orm.em, [fullKey], [hits], this.windowMs);
     } catch (error) {
       if (current) current.unwritten += hits - 1;
       throw error;
@@ -121,9 +99,7 @@ export class PostgresRateLimitStore implements Store {
 
   async get(key: string): Promise<ClientRateLimitInfo | undefined> {
     const fullKey = this.fullKey(key);
-    const [row] = await this.orm.em
-      .fork()
-      .execute<{ hits: number; reset_at: Date }[]>('select hits, reset_at from rate_limit_counters where key = ? and reset_at > now()', [fullKey]);
+    const row = await rateLimits.currentWindow(this.orm.em.fork(), fullKey);
     const window = this.known.get(fullKey);
     const unwritten = window?.unwritten ?? 0;
     if (!row) return window && unwritten > 0 ? { totalHits: unwritten, resetTime: window.resetTime } : undefined;
@@ -138,15 +114,13 @@ export class PostgresRateLimitStore implements Store {
       return;
     }
     if (window) window.written = Math.max(window.written - 1, 0);
-    await this.orm.em
-      .fork()
-      .execute('update rate_limit_counters set hits = greatest(hits - 1, 0) where key = ? and reset_at > now()', [fullKey]);
+    await rateLimits.takeBackHit(this.orm.em.fork(), fullKey);
   }
 
   async resetKey(key: string): Promise<void> {
     const fullKey = this.fullKey(key);
     this.known.delete(fullKey);
-    await this.orm.em.fork().execute('delete from rate_limit_counters where key = ?', [fullKey]);
+    await rateLimits.forget(this.orm.em.fork(), fullKey);
   }
 
   /** Writes every hit counted in the process so far (a timer does this every `writeEveryMs`). */
@@ -169,7 +143,7 @@ export class PostgresRateLimitStore implements Store {
   }
 
   /** Takes in what Postgres answered about a key's window. */
-  private remember(row: CountRow): void {
+  private remember(row: rateLimits.CountRow): void {
     const resetTime = new Date(row.reset_at);
     const written = Number(row.hits);
     const now = Date.now();
@@ -209,9 +183,9 @@ export class PostgresRateLimitStore implements Store {
       window.unwritten = 0;
     }
     if (keys.length === 0) return;
-    let rows: CountRow[] = [];
+    let rows: rateLimits.CountRow[] = [];
     try {
-      ({ rows } = await poolQuery(this.orm.em).query<CountRow>({ ...ADD_HITS, values: [keys, hits, this.windowMs] }));
+      rows = await rateLimits.addHits(this.orm.em, keys, hits, this.windowMs);
     } catch {
       // Postgres did not answer: keep the hits and try again at the next interval. The requests
       // that need an exact count get the error themselves.
@@ -240,9 +214,6 @@ export class PostgresRateLimitStore implements Store {
     if (Date.now() < this.nextSweep) return;
     this.nextSweep = Date.now() + SWEEP_EVERY_MS;
     this.forgetEndedWindows();
-    void this.orm.em
-      .fork()
-      .execute(`delete from rate_limit_counters where reset_at < now() - interval '1 minute'`)
-      .catch(() => undefined);
+    void rateLimits.sweepEnded(this.orm.em.fork()).catch(() => undefined);
   }
 }

@@ -6,36 +6,46 @@ import { partnerOf } from './partner-auth';
 import { riderOf } from './rider-auth';
 import { PostgresRateLimitStore } from './rate-limit-store';
 
-const WINDOW_MS = 60_000;
+const MINUTE_MS = 60_000;
+const HOUR_MS = 3_600_000;
 
 interface LimiterSpec {
   /** Names the policy in the `RateLimit` headers and keeps its counters apart in a shared store. */
   name: string;
-  perMinute: number;
+  limit: number;
+  /** A minute unless said otherwise. */
+  windowMs?: number;
   key: (req: Request, res: Response) => string;
   /** Who the budget belongs to, for the 429 message. */
   per: string;
+  /** What is counted, for the 429 message. */
+  what?: string;
+  /** Requests this budget does not count. */
+  skip?: (req: Request, res: Response) => boolean;
 }
 
 function limiter({ settings, orm, logger }: AppDeps, spec: LimiterSpec): RequestHandler {
   const store: Store | undefined = settings.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(orm, spec.name) : undefined;
+  const windowMs = spec.windowMs ?? MINUTE_MS;
+  const span = windowMs === HOUR_MS ? 'an hour' : 'a minute';
   return rateLimit({
-    windowMs: WINDOW_MS,
-    limit: spec.perMinute,
+    windowMs,
+    limit: spec.limit,
     // `RateLimit-Limit`, `-Remaining`, `-Reset` and `-Policy`: the `RateLimit-*` of DESIGN section 8.
     standardHeaders: 'draft-6',
     legacyHeaders: false,
     identifier: spec.name,
     keyGenerator: spec.key,
+    ...(spec.skip ? { skip: spec.skip } : {}),
     ...(store ? { store } : {}),
     // A store that cannot be reached is an outage like any other: the error handler answers 503.
     passOnStoreError: false,
     // Retry-After and the RateLimit headers are already set when this runs.
     handler: (_req, _res, next) => {
       next(
-        new ApiError(429, 'rate_limited', `Too many requests: at most ${spec.perMinute} a minute ${spec.per}; retry after the Retry-After seconds`, {
-          limit: spec.perMinute,
-          window_seconds: WINDOW_MS / 1000,
+        new ApiError(429, 'rate_limited', `Too many ${spec.what ?? 'requests'}: at most ${spec.limit} ${span} ${spec.per}; retry after the Retry-After seconds`, {
+          limit: spec.limit,
+          window_seconds: windowMs / 1000,
         }),
       );
     },
@@ -49,9 +59,23 @@ function limiter({ settings, orm, logger }: AppDeps, spec: LimiterSpec): Request
 export function partnerRateLimit(deps: AppDeps): RequestHandler {
   return limiter(deps, {
     name: 'partner',
-    perMinute: deps.settings.rateLimitPartnerPerMinute,
+    limit: deps.settings.rateLimitPartnerPerMinute,
     key: (_req, res) => partnerOf(res).keyId,
     per: 'per API key',
+  });
+}
+
+/**
+ * Test-mode requests of one partner together, on top of each key's own budget: test keys can be
+ * many, and trying an integration must not take the API from live work.
+ */
+export function partnerTestModeRateLimit(deps: AppDeps): RequestHandler {
+  return limiter(deps, {
+    name: 'partner-test',
+    limit: deps.settings.rateLimitPartnerTestPerMinute,
+    key: (_req, res) => partnerOf(res).partnerId,
+    skip: (_req, res) => partnerOf(res).mode !== 'test',
+    per: 'per partner in test mode',
   });
 }
 
@@ -62,7 +86,7 @@ export function partnerRateLimit(deps: AppDeps): RequestHandler {
 export function riderRateLimit(deps: AppDeps): RequestHandler {
   return limiter(deps, {
     name: 'rider',
-    perMinute: deps.settings.rateLimitRiderPerMinute,
+    limit: deps.settings.rateLimitRiderPerMinute,
     key: (_req, res) => riderOf(res).riderId,
     per: 'per rider token',
   });
@@ -82,10 +106,57 @@ function clientIp(req: Request): string {
 
 /** Per client IP on the public tracking view. */
 export function trackingRateLimit(deps: AppDeps): RequestHandler {
-  return limiter(deps, { name: 'track', perMinute: deps.settings.rateLimitPublicPerMinute, key: clientIp, per: 'per IP address' });
+  return limiter(deps, { name: 'track', limit: deps.settings.rateLimitPublicPerMinute, key: clientIp, per: 'per IP address' });
 }
 
 /** Per client IP on place search. */
 export function placesRateLimit(deps: AppDeps): RequestHandler {
-  return limiter(deps, { name: 'places', perMinute: deps.settings.rateLimitPlacesPerMinute, key: clientIp, per: 'per IP address' });
+  return limiter(deps, { name: 'places', limit: deps.settings.rateLimitPlacesPerMinute, key: clientIp, per: 'per IP address' });
+}
+
+/**
+ * Per client IP on `/partner/...`, before the key is looked up: unknown keys are never cached, so
+ * each costs a lookup, and a flood of made-up keys from one address stops costing any once this
+ * budget is spent. Generous, as several partners' servers may share one egress address.
+ */
+export function partnerIpRateLimit(deps: AppDeps): RequestHandler {
+  return limiter(deps, { name: 'partner-ip', limit: deps.settings.rateLimitPartnerIpPerMinute, key: clientIp, per: 'per IP address' });
+}
+
+/** The partner a request acts for: set by partner authentication, or by the dashboard from its session. */
+function partnerKey(_req: Request, res: Response): string {
+  const partnerId: unknown = res.locals.partnerId;
+  if (typeof partnerId !== 'string') throw new Error('A per-partner rate limit ran before the partner was known');
+  return partnerId;
+}
+
+/**
+ * One limiter per budget and app, shared by the partner API and the dashboard so that both spend
+ * one budget even with the in-process store (a store instance may serve only one limiter).
+ */
+const perPartnerLimiters = new WeakMap<AppDeps, Map<string, RequestHandler>>();
+function perPartner(deps: AppDeps, spec: Omit<LimiterSpec, 'key' | 'per' | 'windowMs'>): RequestHandler {
+  let limiters = perPartnerLimiters.get(deps);
+  if (!limiters) perPartnerLimiters.set(deps, (limiters = new Map()));
+  let handler = limiters.get(spec.name);
+  if (!handler) limiters.set(spec.name, (handler = limiter(deps, { ...spec, windowMs: HOUR_MS, key: partnerKey, per: 'per partner' })));
+  return handler;
+}
+
+/**
+ * Payment methods registered or removed, per partner and hour: each registration asks the network
+ * for the holder's name, so an unbounded number would map phone numbers to names.
+ */
+export function paymentMethodChangeLimit(deps: AppDeps): RequestHandler {
+  return perPartner(deps, { name: 'payment-method-changes', limit: deps.settings.paymentMethodChangesPerHour, what: 'payment-method changes' });
+}
+
+/** Test webhooks sent from the dashboard, per partner and hour: each is a call to the partner's URL. */
+export function webhookTestLimit(deps: AppDeps): RequestHandler {
+  return perPartner(deps, { name: 'webhook-tests', limit: deps.settings.webhookTestsPerHour, what: 'test webhooks' });
+}
+
+/** Callbacks sent again, per partner and hour, through the API and the dashboard together. */
+export function redeliveryLimit(deps: AppDeps): RequestHandler {
+  return perPartner(deps, { name: 'webhook-redeliveries', limit: deps.settings.webhookRedeliveriesPerHour, what: 'redeliveries' });
 }

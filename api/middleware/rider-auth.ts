@@ -1,5 +1,6 @@
 import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import * as riders from '../../db/riders';
 import { hashSecret, parseSecret } from '../../domain/api-key';
 import { ApiError } from '../errors';
 import { bearerToken } from './partner-auth';
@@ -11,8 +12,8 @@ export function riderOf(res: Response): { riderId: string } {
 
 /**
  * A rider app sends a request every few seconds (location, offers, each step of a job); a token
- * found valid is trusted this long without asking Postgres again. Rider tokens are issued by an
- * operator and never reissued in place, so nothing shorter is needed.
+ * found valid is trusted this long without asking Postgres again. It bounds how long a token an
+ * operator rotated or revoked (`npm run ops`, another process) or one just expired still works.
  */
 export const RIDER_AUTH_CACHE_MS = 2000;
 
@@ -27,9 +28,10 @@ export function riderAuth(orm: MikroORM) {
     const hash = hashSecret(token);
     let rider = validTokens.get(hash);
     if (!rider) {
-      const [row] = await orm.em.fork().execute<{ id: string }[]>('select id from riders where token_hash = ?', [hash]);
-      if (!row) throw ApiError.unauthorized('The rider token is unknown');
-      rider = { riderId: row.id };
+      const found = await riders.findByTokenHash(orm.em.fork(), hash);
+      if (!found) throw ApiError.unauthorized('The rider token is unknown');
+      if (found.expired) throw ApiError.unauthorized('The rider token has expired; ask an operator for a new one');
+      rider = { riderId: found.riderId };
       validTokens.set(hash, rider);
     }
     res.locals.rider = rider;

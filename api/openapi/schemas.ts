@@ -2,14 +2,12 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { DELIVERY_STATUSES, PACKAGE_SIZES, PAYMENT_STATUSES, VERIFICATION_METHODS } from '../../domain/lifecycle';
 import { PROVIDERS } from '../../integrations/mobile-money/gateway';
 import { UUID_PATTERN } from '../../domain/uuid';
+import { LIMITS } from '../../domain/limits';
 
 /**
  * Every request and response body of the HTTP API, written once. The OpenAPI document is
  * assembled from these (document.ts) and requests are validated against it.
  */
-
-/** Text limits decided in DESIGN section 9. */
-export const LIMITS = { address: 300, name: 100, description: 500, label: 100, stops: 10, webhookUrl: 2048 } as const;
 
 /**
  * A closed set of strings, written as OpenAPI clients expect it (`"enum"`): generators make an
@@ -313,6 +311,14 @@ export const Offer = Type.Object({
   distance_km: Type.Number(),
   expires_at: Timestamp,
 });
+/**
+ * How a rider reaches a recipient: a masked number that bridges to them while the job is active
+ * (the contract's "masked calling"); null once the job is over. Never the recipient's own number.
+ */
+const MaskedCall = Type.Object({
+  via: Type.String({ description: 'The number to dial; it reaches this recipient only while the job is active' }),
+  expires_at: Timestamp,
+});
 export const RiderJob = Type.Object(
   {
     delivery_id: Uuid,
@@ -325,7 +331,7 @@ export const RiderJob = Type.Object(
     dropoff_lat: Type.Number(),
     dropoff_lng: Type.Number(),
     recipient_name: Type.String(),
-    recipient_phone: Type.String(),
+    call: Nullable(MaskedCall),
     package_size: PackageSize,
     package_description: Nullable(Type.String()),
     verification_method: VerificationMethod,
@@ -336,7 +342,7 @@ export const RiderJob = Type.Object(
         dropoff_lat: Type.Number(),
         dropoff_lng: Type.Number(),
         recipient_name: Type.String(),
-        recipient_phone: Type.String(),
+        call: Nullable(MaskedCall),
         package_size: PackageSize,
         package_description: Nullable(Type.String()),
         status: literalUnion(['pending', 'delivered'] as const),

@@ -1,9 +1,9 @@
 import { Router } from 'express';
-import { DeliverySchema } from '../../db/entities';
-import { deliveryVersion, loadDelivery, loadDeliveryParts, loadVersionedDelivery } from '../../db/delivery-reads';
+import * as deliveries from '../../db/deliveries';
 import { deliveryView } from '../../domain/delivery-view';
-import { CANCELLABLE } from '../../domain/lifecycle';
+import { canCancel } from '../../domain/lifecycle';
 import { cancelUpdate } from '../../workflows/messages';
+import { sandboxedInProduction } from '../../config/settings';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
 import { idempotencyClaimOf, idempotent } from '../middleware/idempotency';
@@ -19,11 +19,13 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
   const { orm, settings } = deps;
   const router = Router();
   const bookings = createBookingService(deps);
+  // A staging deployment (ALLOW_SANDBOX_IN_PRODUCTION) books live deliveries no money pays for.
+  const livePaymentsSandboxed = sandboxedInProduction(settings).includes('payments');
 
   /** A delivery of this partner in this mode; anything else is unknown (404), never forbidden. */
   async function ownDelivery(partnerId: string, mode: string, rawId: string | undefined) {
     const id = requireUuid(rawId, 'Unknown delivery');
-    const parts = await loadDelivery(orm.em.fork(), id);
+    const parts = await deliveries.load(orm.em.fork(), id);
     if (!parts || parts.delivery.partnerId !== partnerId || parts.delivery.mode !== mode) throw ApiError.notFound('Unknown delivery');
     return parts;
   }
@@ -33,11 +35,18 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     storableText,
     // A repeat of a booking whose answer was lost is answered with the delivery it booked.
     idempotent(deps, 'deliveries', async (id) => {
-      const parts = await loadDelivery(orm.em.fork(), id);
+      const parts = await deliveries.load(orm.em.fork(), id);
       return parts ? { status: 201, body: deliveryView(parts, settings.siteUrl) } : undefined;
     }),
     async (req, res) => {
-      const view = await bookings.book(partnerOf(res), req.body as BookingRequest, idempotencyClaimOf(res));
+      const partner = partnerOf(res);
+      const view = await bookings.book(partner, req.body as BookingRequest, idempotencyClaimOf(res));
+      if (livePaymentsSandboxed && partner.mode === 'live') {
+        deps.logger.warn('Live booking taken while live payments go to a test network (ALLOW_SANDBOX_IN_PRODUCTION): no money will be taken for it', {
+          deliveryId: view.id,
+          partnerId: partner.partnerId,
+        });
+      }
       res.status(201).json(view);
     },
   );
@@ -46,12 +55,12 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     const { partnerId, mode } = partnerOf(res);
     const query = req.query as { limit?: number; offset?: number; status?: string };
     const em = orm.em.fork();
-    const deliveries = await em.find(
-      DeliverySchema,
-      { partnerId, mode, ...(query.status ? { status: query.status as never } : {}) },
-      { orderBy: { createdAt: 'desc', id: 'desc' }, limit: Number(query.limit ?? 20), offset: Number(query.offset ?? 0) },
+    const page = await deliveries.findForPartner(
+      em,
+      { partnerId, mode, status: query.status },
+      { limit: Number(query.limit ?? 20), offset: Number(query.offset ?? 0) },
     );
-    const parts = await loadDeliveryParts(em, deliveries);
+    const parts = await deliveries.loadParts(em, page);
     res.json(parts.map((p) => deliveryView(p, settings.siteUrl)));
   });
 
@@ -61,11 +70,11 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     const { partnerId, mode } = partnerOf(res);
     const id = requireUuid(req.params.id, 'Unknown delivery');
     const em = orm.em.fork();
-    const current = await deliveryVersion(em, id);
+    const current = await deliveries.version(em, id);
     if (!current || current.partnerId !== partnerId || current.mode !== mode) throw ApiError.notFound('Unknown delivery');
     const kept = views.get(id, current.version);
     if (kept !== undefined) return sendJsonBytes(res, kept);
-    const read = await loadVersionedDelivery(em, id);
+    const read = await deliveries.loadVersioned(em, id);
     if (!read) throw ApiError.notFound('Unknown delivery');
     const view = deliveryView(read.parts, settings.siteUrl);
     views.set(id, read.version, JSON.stringify(view));
@@ -78,7 +87,7 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     const { status } = parts.delivery;
     // A status only moves forward, so one recorded past `accepted` is refused here, without
     // asking the workflow: the same answer, and it holds while Temporal is unreachable.
-    if (status !== 'cancelled' && !CANCELLABLE.includes(status)) {
+    if (!canCancel(status)) {
       throw ApiError.badRequest(`A delivery that is ${status} can no longer be cancelled`, { status });
     }
     if (status !== 'cancelled') {
@@ -86,13 +95,13 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
         deps,
         parts.delivery.id,
         (handle) => handle.executeUpdate(cancelUpdate),
-        async () => (await loadDelivery(orm.em.fork(), parts.delivery.id))?.delivery.status ?? null,
+        async () => (await deliveries.load(orm.em.fork(), parts.delivery.id))?.delivery.status ?? null,
         // Another cancel ended the workflow after this one read `pending`: the delivery is
         // cancelled, as asked, so this one is answered like any repeat (200).
         (ended) => (ended === 'cancelled' ? 'done' : refuseEnded(ended)),
       );
     }
-    const fresh = await loadDelivery(orm.em.fork(), parts.delivery.id);
+    const fresh = await deliveries.load(orm.em.fork(), parts.delivery.id);
     res.json(deliveryView(fresh ?? parts, settings.siteUrl));
   });
 

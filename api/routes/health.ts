@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { ping } from '../../db/health';
 import type { AppDeps } from '../deps';
 import { envelope } from '../errors';
 import { allowOnly } from '../middleware/allow-only';
@@ -18,7 +19,7 @@ export function createHealthRouter({ orm, temporal }: AppDeps): Router {
   router.get('/readyz', async (_req, res) => {
     const checks: Record<string, string> = {};
     await Promise.all([
-      withTimeout(orm.em.fork().execute('select 1'), 2000).then(
+      withTimeout(ping(orm.em.fork()), 2000).then(
         () => (checks.database = 'ok'),
         () => (checks.database = 'unreachable'),
       ),

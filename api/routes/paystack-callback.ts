@@ -1,5 +1,7 @@
 import express, { Router } from 'express';
+import * as debits from '../../db/debits';
 import { deliveryWorkflowId } from '../../domain/reference';
+import { isUuid } from '../../domain/uuid';
 import { parsePaystackEvent, verifyPaystackSignature } from '../../integrations/mobile-money/paystack';
 import { paymentSettledSignal } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
@@ -10,10 +12,10 @@ import { withinTemporalDeadline } from '../services/temporal-deadline';
 
 /**
  * Paystack's `charge.success` / `charge.failed` callback. The signature is checked over the raw
- * bytes; a valid one signals the delivery workflow, which ignores anything after the first outcome
- * (so a callback delivered twice changes nothing).
+ * bytes; a valid one signals the delivery workflow, which takes the first outcome and checks any
+ * later one that says otherwise with Paystack (so a callback delivered twice changes nothing).
  */
-export function createPaystackCallbackRouter({ settings, temporal, logger }: AppDeps): Router {
+export function createPaystackCallbackRouter({ settings, temporal, logger, orm }: AppDeps): Router {
   const router = Router();
   // Paystack only ever POSTs here; any other method is 405 with `Allow`, as on every known path.
   router.all('/payments/paystack/webhook', allowOnly('POST'));
@@ -31,8 +33,14 @@ export function createPaystackCallbackRouter({ settings, temporal, logger }: App
           temporal.workflow.getHandle(deliveryWorkflowId(event.reference)).signal(paymentSettledSignal, settled),
         );
       } catch (error) {
-        // A reference that is not one of ours, or a delivery already finished: acknowledge anyway.
-        logger.warn('Paystack callback for an unknown or finished delivery', { reference: event.reference, error: String(error) });
+        // The delivery has finished, or the reference is not one of ours: a finished delivery's
+        // debit is checked with Paystack by the next reconciliation, so the report is not lost.
+        const ours = isUuid(event.reference) && (await debits.requestRecheck(orm.em.fork(), event.reference));
+        logger.warn(ours ? 'Paystack callback for a finished delivery: its debit will be checked again' : 'Paystack callback for an unknown reference', {
+          reference: event.reference,
+          state: event.result.state,
+          error: String(error),
+        });
       }
     }
     res.json({ received: true });

@@ -1,16 +1,10 @@
 import { Router, type Request, type Response } from 'express';
-import { DeliverySchema, DeliveryStopSchema } from '../../db/entities';
-import {
-  findJobForStep,
-  offerToAccept,
-  recordRiderPosition,
-  riderJobView,
-  riderOffers,
-  type JobForStep,
-  type RiderJobView,
-  type RiderPosition,
-} from '../../db/rider-reads';
-import { FINAL_DROP } from '../../domain/handover-code';
+import * as deliveries from '../../db/deliveries';
+import * as deliveryStops from '../../db/delivery-stops';
+import * as offers from '../../db/offers';
+import * as riders from '../../db/riders';
+import type { JobForStep, RiderJobView, RiderPosition } from '../../db/riders';
+import { ACTIVE_FOR_RIDER, FINAL_DROP, stepRefusal, type DeliveryStatus } from '../../domain/lifecycle';
 import { distanceKm } from '../../domain/pricing';
 import { isoZ } from '../../domain/delivery-view';
 import { acceptUpdate, completeStopUpdate, deliverUpdate, departUpdate, pickupUpdate } from '../../workflows/messages';
@@ -20,20 +14,42 @@ import { riderOf } from '../middleware/rider-auth';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
 import { checkHandoverProof } from '../services/handover';
 
+/** The statuses in which a rider may call the job's recipients (through a masked number). */
+
 /** The rider app's API (DESIGN section 10). The rider token is checked in app.ts, before the body is read. */
 export function createRiderRouter(deps: AppDeps): Router {
   const { orm } = deps;
   const router = Router();
 
-  /** The job as the rider app shows it: the delivery and its additional stops. */
-  async function jobView(deliveryId: string): Promise<RiderJobView> {
-    const job = await riderJobView(orm.em, deliveryId);
-    if (!job) throw ApiError.notFound('Unknown delivery');
-    return job;
+  /**
+   * The job as the rider app shows it: the delivery and its additional stops, each recipient with
+   * a masked number to call (`call`) while the job is active, never their own number.
+   */
+  async function jobView(deliveryId: string, riderId: string): Promise<RiderJobView> {
+    const found = await riders.jobView(orm.em, deliveryId);
+    if (!found) throw ApiError.notFound('Unknown delivery');
+    const { job, recipients } = found;
+    const calls = new Map<number, { via: string; expires_at: string } | null>();
+    if (ACTIVE_FOR_RIDER.includes(job.status as DeliveryStatus)) {
+      // Every recipient's session at once: the rider app reads its job every few seconds.
+      const sessions = await Promise.all(
+        recipients.map((recipient) =>
+          deps.calling.openSession({ jobId: deliveryId, stopIndex: recipient.index, riderId, recipientPhone: recipient.phone }),
+        ),
+      );
+      sessions.forEach((session, i) => calls.set(recipients[i]!.index, { via: session.proxyNumber, expires_at: session.expiresAt.toISOString() }));
+    } else {
+      // The job is over (or not yet the rider's): whatever was handed out stops bridging now.
+      await deps.calling.closeSessions(deliveryId);
+    }
+    return {
+      ...job,
+      call: calls.get(FINAL_DROP) ?? null,
+      stops: job.stops.map((stop) => ({ ...stop, call: calls.get(stop.index as number) ?? null })),
+    };
   }
 
-  const statusOf = (deliveryId: string) => async () =>
-    (await orm.em.fork().findOne(DeliverySchema, { id: deliveryId }))?.status ?? null;
+  const statusOf = (deliveryId: string) => () => deliveries.statusOf(orm.em.fork(), deliveryId);
 
   /**
    * A job this rider holds, or was offered and nobody holds yet (any other delivery is unknown to
@@ -42,31 +58,31 @@ export function createRiderRouter(deps: AppDeps): Router {
    */
   async function jobForStep(req: Request, res: Response): Promise<{ delivery: JobForStep; position: RiderPosition }> {
     const id = requireUuid(req.params.id as string, 'Unknown delivery');
-    const { job, position } = await findJobForStep(orm.em, id, riderOf(res).riderId);
+    const { job, position } = await riders.jobForStep(orm.em, id, riderOf(res).riderId);
     if (!job) throw ApiError.notFound('This delivery is not yours');
     return { delivery: job, position };
   }
 
-  function requireStatus(delivery: JobForStep, expected: string, what: string): void {
-    if (delivery.status !== expected) {
-      throw ApiError.badRequest(`Cannot ${what} while the delivery is ${delivery.status}`, { status: delivery.status });
-    }
+  /** Refused here on the read model, as the workflow would, before a photo is stored or a round trip spent. */
+  function requireStep(delivery: JobForStep, to: DeliveryStatus | 'stop'): void {
+    const refused = stepRefusal(delivery.status as DeliveryStatus, to);
+    if (refused) throw ApiError.badRequest(refused, { status: delivery.status });
   }
 
   router.put('/rider/availability', async (req, res) => {
     const { online } = req.body as { online: boolean };
-    await orm.em.fork().execute('update riders set online = ? where id = ?', [online, riderOf(res).riderId]);
+    await riders.setOnline(orm.em.fork(), riderOf(res).riderId, online);
     res.json({ online });
   });
 
   router.post('/rider/location', async (req, res) => {
     const { lat, lng } = req.body as { lat: number; lng: number };
-    await recordRiderPosition(orm.em, riderOf(res).riderId, lat, lng);
+    await riders.setPosition(orm.em, riderOf(res).riderId, lat, lng);
     res.status(204).end();
   });
 
   router.get('/rider/offers', async (_req, res) => {
-    const rows = await riderOffers(orm.em, riderOf(res).riderId);
+    const rows = await offers.openFor(orm.em, riderOf(res).riderId);
     res.json(
       rows.map((r) => ({
         delivery_id: r.id,
@@ -83,11 +99,10 @@ export function createRiderRouter(deps: AppDeps): Router {
   });
 
   router.get('/rider/deliveries/current', async (_req, res) => {
-    const [row] = await orm.em
-      .fork()
-      .execute<{ active_delivery_id: string | null }[]>('select active_delivery_id from riders where id = ?', [riderOf(res).riderId]);
-    if (!row?.active_delivery_id) throw ApiError.notFound('No active job');
-    res.json(await jobView(row.active_delivery_id));
+    const { riderId } = riderOf(res);
+    const activeDeliveryId = await riders.activeDeliveryId(orm.em.fork(), riderId);
+    if (!activeDeliveryId) throw ApiError.notFound('No active job');
+    res.json(await jobView(activeDeliveryId, riderId));
   });
 
   router.post('/rider/deliveries/:id/accept', async (req, res) => {
@@ -95,7 +110,7 @@ export function createRiderRouter(deps: AppDeps): Router {
     const id = requireUuid(req.params.id, 'Unknown delivery');
     // The offer, the job's status, whether the rider is busy and where they are, in one round trip:
     // accepts race each other, so the time before the workflow decides is kept short.
-    const offer = await offerToAccept(orm.em, id, riderId);
+    const offer = await offers.toAccept(orm.em, id, riderId);
     if (!offer) throw ApiError.notFound('This job was not offered to you');
     if (offer.status !== 'pending') throw ApiError.conflict('This job is no longer available', { status: offer.status });
     if (offer.active_delivery_id && offer.active_delivery_id !== id) throw ApiError.conflict('Finish your current job first');
@@ -109,32 +124,32 @@ export function createRiderRouter(deps: AppDeps): Router {
       statusOf(id),
       (status) => ApiError.conflict('This job is no longer available', { status }),
     );
-    res.json(await jobView(id));
+    res.json(await jobView(id, riderId));
   });
 
   router.post('/rider/deliveries/:id/pickup', async (req, res) => {
     const { delivery, position } = await jobForStep(req, res);
-    requireStatus(delivery, 'accepted', 'pick up');
+    requireStep(delivery, 'picked_up');
     const { riderId } = riderOf(res);
     await sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(pickupUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
-    res.json(await jobView(delivery.id));
+    res.json(await jobView(delivery.id, riderId));
   });
 
   router.post('/rider/deliveries/:id/depart', async (req, res) => {
     const { delivery, position } = await jobForStep(req, res);
-    requireStatus(delivery, 'picked_up', 'depart');
+    requireStep(delivery, 'in_transit');
     const { riderId } = riderOf(res);
     await sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(departUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
-    res.json(await jobView(delivery.id));
+    res.json(await jobView(delivery.id, riderId));
   });
 
   router.post('/rider/deliveries/:id/stops/:index/complete', async (req, res) => {
     const { delivery, position } = await jobForStep(req, res);
-    requireStatus(delivery, 'in_transit', 'complete a stop');
+    requireStep(delivery, 'stop');
     const index = Number(req.params.index);
     // This stop and the ones before it, in one read: the order is checked before the proof, so a
     // code typed at the wrong door is not a wrong try.
-    const upToThis = await orm.em.fork().find(DeliveryStopSchema, { deliveryId: delivery.id, position: { $lte: index } }, { orderBy: { position: 'asc' } });
+    const upToThis = await deliveryStops.upTo(orm.em.fork(), delivery.id, index);
     const stop = upToThis.find((s) => s.position === index);
     if (!stop) throw ApiError.notFound('This delivery has no such stop');
     if (stop.status === 'delivered') throw ApiError.badRequest('This stop is already handed over', { status: delivery.status });
@@ -153,13 +168,13 @@ export function createRiderRouter(deps: AppDeps): Router {
       (h) => h.executeUpdate(completeStopUpdate, { args: [{ riderId, ...position, index, proof }] }),
       statusOf(delivery.id),
     );
-    res.json(await jobView(delivery.id));
+    res.json(await jobView(delivery.id, riderId));
   });
 
   router.post('/rider/deliveries/:id/deliver', async (req, res) => {
     const { delivery, position } = await jobForStep(req, res);
-    requireStatus(delivery, 'in_transit', 'deliver');
-    const pending = await orm.em.fork().count(DeliveryStopSchema, { deliveryId: delivery.id, status: 'pending' });
+    requireStep(delivery, 'delivered');
+    const pending = await deliveryStops.countPending(orm.em.fork(), delivery.id);
     if (pending > 0) throw ApiError.badRequest('Every additional stop must be handed over first', { status: delivery.status });
     const { riderId } = riderOf(res);
     const proof = await checkHandoverProof(deps, req, delivery, FINAL_DROP);
@@ -169,7 +184,7 @@ export function createRiderRouter(deps: AppDeps): Router {
       (h) => h.executeUpdate(deliverUpdate, { args: [{ riderId, ...position, proof }] }),
       statusOf(delivery.id),
     );
-    res.json(await jobView(delivery.id));
+    res.json(await jobView(delivery.id, riderId));
   });
 
   return router;

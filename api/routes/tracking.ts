@@ -1,6 +1,6 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { DELIVERY_VERSION_SQL, deliveryVersion } from '../../db/delivery-reads';
+import * as deliveries from '../../db/deliveries';
+import * as tracking from '../../db/tracking';
 import { isoZ } from '../../domain/delivery-view';
 import { ACTIVE_FOR_RIDER, type DeliveryStatus } from '../../domain/lifecycle';
 import { deliveryReference } from '../../domain/reference';
@@ -25,55 +25,6 @@ export function publicCors(req: Request, res: Response, next: NextFunction): voi
   next();
 }
 
-interface TrackingRow {
-  id: string;
-  status: string;
-  package_size: string;
-  pickup_address: string;
-  pickup_lat: number;
-  pickup_lng: number;
-  dropoff_address: string;
-  dropoff_lat: number;
-  dropoff_lng: number;
-  recipient_name: string;
-  eta_min: number | null;
-  eta_legs_min: (number | null)[] | null;
-  eta_fresh: boolean;
-  rider_name: string | null;
-  rider_vehicle: string | null;
-  rider_rating: string | number | null;
-  rider_lat: number | null;
-  rider_lng: number | null;
-  stops: { position: number; dropoff_lat: number; dropoff_lng: number; status: string }[];
-  events: { status: string; lat: number | null; lng: number | null; created_at: string }[];
-  version: string;
-}
-
-/**
- * Everything the view shows, in one round trip: recipients poll this every few seconds, so it
- * is the hottest read of the service. Only the columns the view may show are selected.
- */
-async function readTracking(em: EntityManager, id: string): Promise<TrackingRow | null> {
-  const [row] = await em.execute<TrackingRow[]>(
-    `select d.id, d.status, d.package_size, d.pickup_address, d.pickup_lat, d.pickup_lng,
-       d.dropoff_address, d.dropoff_lat, d.dropoff_lng, d.recipient_name,
-       d.eta_min, d.eta_legs_min,
-       coalesce(d.eta_computed_at > now() - make_interval(secs => ?), false) as eta_fresh,
-       r.name as rider_name, r.vehicle as rider_vehicle, r.rating as rider_rating, r.lat as rider_lat, r.lng as rider_lng,
-       coalesce((select json_agg(json_build_object('position', s.position, 'dropoff_lat', s.dropoff_lat,
-                   'dropoff_lng', s.dropoff_lng, 'status', s.status) order by s.position)
-                 from delivery_stops s where s.delivery_id = d.id), '[]'::json) as stops,
-       coalesce((select json_agg(json_build_object('status', e.status, 'lat', e.lat, 'lng', e.lng,
-                   'created_at', e.created_at) order by e.created_at, e.id)
-                 from delivery_events e where e.delivery_id = d.id), '[]'::json) as events,
-       ${DELIVERY_VERSION_SQL} as version
-     from deliveries d left join riders r on r.id = d.rider_id
-     where d.id = ?`,
-    [ETA_REFRESH_SECONDS, id],
-  );
-  return row ?? null;
-}
-
 /**
  * GET /track/{id}/public: the redacted view. The id is the credential. No phone number, fare or
  * hand-over code is ever in it; names are a first name and an initial.
@@ -93,11 +44,11 @@ export function createTrackingRouter({ orm, eta, settings, logger }: AppDeps): R
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Robots-Tag', 'noindex');
     const em = orm.em.fork();
-    const current = await deliveryVersion(em, id);
+    const current = await deliveries.version(em, id);
     if (!current) throw ApiError.notFound('Unknown delivery');
     const kept = views.get(id, current.version);
     if (kept !== undefined) return sendJsonBytes(res, kept);
-    const d = await readTracking(em, id);
+    const d = await tracking.publicView(em, id, ETA_REFRESH_SECONDS);
     if (!d) throw ApiError.notFound('Unknown delivery');
     const stops: EtaStop[] = d.stops.map((s) => ({ position: s.position, status: s.status, dropoffLat: s.dropoff_lat, dropoffLng: s.dropoff_lng }));
     const hasRider = d.rider_name !== null;

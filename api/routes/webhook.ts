@@ -1,19 +1,21 @@
 import { Router } from 'express';
-import { WebhookEndpointSchema } from '../../db/entities';
+import * as webhookEndpoints from '../../db/webhook-endpoints';
+import * as webhookEvents from '../../db/webhook-events';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
 import { partnerOf } from '../middleware/partner-auth';
-import { loadWebhookDeliveries, type WebhookEventRow } from '../services/webhook-log';
+import { redeliveryLimit } from '../middleware/rate-limit';
+import { loadWebhookDeliveries } from '../services/webhook-log';
 import { setWebhookUrl, startWebhookSend } from '../services/webhook-settings';
 
 /** Callback URL settings, the callback log and redelivery. */
-export function createWebhookRouter({ orm, temporal, settings }: AppDeps): Router {
+export function createWebhookRouter(deps: AppDeps): Router {
+  const { orm, temporal, settings } = deps;
   const router = Router();
 
   router.get('/partner/webhook', async (_req, res) => {
     const { partnerId, mode } = partnerOf(res);
-    const endpoint = await orm.em.fork().findOne(WebhookEndpointSchema, { partnerId, mode });
-    res.json({ webhook_url: endpoint?.url ?? null });
+    res.json({ webhook_url: await webhookEndpoints.findUrl(orm.em.fork(), { partnerId, mode }) });
   });
 
   router.put('/partner/webhook', async (req, res) => {
@@ -27,24 +29,18 @@ export function createWebhookRouter({ orm, temporal, settings }: AppDeps): Route
     const { partnerId, mode } = partnerOf(res);
     const query = req.query as { limit?: number; offset?: number };
     const em = orm.em.fork();
-    const events = await em.execute<WebhookEventRow[]>(
-      `select id, event, delivery_id, state, created_at from webhook_events where partner_id = ? and mode = ?
-       order by created_at desc, id desc limit ? offset ?`,
-      [partnerId, mode, Number(query.limit ?? 20), Number(query.offset ?? 0)],
-    );
+    const events = await webhookEvents.listFor(em, { partnerId, mode }, { limit: Number(query.limit ?? 20), offset: Number(query.offset ?? 0) });
     res.json(await loadWebhookDeliveries(em, events));
   });
 
+  router.post('/partner/webhook/deliveries/:id/redeliver', redeliveryLimit(deps));
   router.post('/partner/webhook/deliveries/:id/redeliver', async (req, res) => {
     const { partnerId, mode } = partnerOf(res);
     const id = requireUuid(req.params.id, 'Unknown callback');
     const em = orm.em.fork();
-    const [event] = await em.execute<WebhookEventRow[]>(
-      'select id, event, delivery_id, state, created_at from webhook_events where id = ? and partner_id = ? and mode = ?',
-      [id, partnerId, mode],
-    );
+    const event = await webhookEvents.findFor(em, { partnerId, mode }, id);
     if (!event) throw ApiError.notFound('Unknown callback');
-    await startWebhookSend({ orm, temporal, settings }, id, event.state);
+    await startWebhookSend({ orm, temporal, settings }, id, event.state, mode);
     const [view] = await loadWebhookDeliveries(em, [{ ...event, state: 'pending' }]);
     res.status(202).json(view);
   });

@@ -1,27 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
-import { deliveryExists, loadDelivery } from '../../db/delivery-reads';
+import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import * as bookings from '../../db/bookings';
+import * as deliveries from '../../db/deliveries';
 import { readBackCommitted, transactionOrFound } from '../../db/lost-commit';
-import { poolQuery } from '../../db/pool-query';
+import * as paymentMethods from '../../db/payment-methods';
+import { poolTransaction } from '../../db/pool-query';
 import { deliveryView, type DeliveryResource } from '../../domain/delivery-view';
 import type { LatLng } from '../../domain/geo';
 import { priceRoute } from '../../domain/pricing';
-import { deliveryReference, deliveryWorkflowId } from '../../domain/reference';
-import {
-  DeliveryReferenceKey,
-  DeliveryStatusKey,
-  PartnerIdKey,
-  PaymentStatusKey,
-  type DeliveryWorkflowInput,
-} from '../../workflows/messages';
+import { deliveryReference } from '../../domain/reference';
+import { deliveryWorkflow } from '../../workflows/delivery';
+import { deliveryStartOptions, deliveryWorkflowInput } from '../../workflows/delivery/start';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
-import { deliveriesBooked } from '../metrics';
-import { bindClaimedKey, type IdempotencyClaim } from '../middleware/idempotency';
+import { bookingStartFailures, deliveriesBooked } from '../metrics';
+import { bindClaimedKey, unbindClaimedKey, type IdempotencyClaim } from '../middleware/idempotency';
 import type { PartnerAuth } from '../middleware/partner-auth';
 import type { BookingRequest } from '../openapi/schemas';
 import { withinTemporalDeadline } from './temporal-deadline';
-import { deliveryTimings } from './timings';
 
 /** How far ahead a delivery may be booked. */
 const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
@@ -60,43 +56,11 @@ export function routeOf(body: {
   ];
 }
 
-/** The account a booking is debited from, named or the default; prepared, as every booking asks. */
-const ACCOUNT_SQL = 'select id from payment_methods where partner_id = $1 and mode = $2 and deleted_at is null';
-const NAMED_ACCOUNT = { name: 'booking-named-account', text: `${ACCOUNT_SQL} and id = $3` };
-const DEFAULT_ACCOUNT = { name: 'booking-default-account', text: `${ACCOUNT_SQL} and is_default` };
-
-/**
- * The row and its `pending` event in one statement, a round trip fewer in the transaction; named,
- * so each connection plans it once. Booking is the API's hottest write.
- */
-const INSERT_DELIVERY = {
-  name: 'booking-insert-delivery',
-  text: `with delivery as (
-      insert into deliveries (id, partner_id, mode, reference, payment_method_id, pickup_address, pickup_lat, pickup_lng,
-        dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone,
-        verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, created_at, updated_at)
-      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
-      returning id, created_at)
-    insert into delivery_events (delivery_id, status, created_at) select id, 'pending', created_at from delivery`,
-};
-
-const INSERT_STOP = {
-  name: 'booking-insert-stop',
-  text: `insert into delivery_stops (delivery_id, position, dropoff_address, dropoff_lat, dropoff_lng, recipient_name,
-      recipient_phone, package_size, package_description) values ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
-};
-
-export function createBookingService({ orm, temporal, settings, routing }: AppDeps) {
+export function createBookingService({ orm, temporal, settings, routing, logger }: AppDeps) {
   /** The id of the account to debit: the one named, else the partner's default in this mode. */
   async function chooseAccount(auth: PartnerAuth, paymentMethodId: string | undefined): Promise<string> {
-    const {
-      rows: [account],
-    } = await poolQuery(orm.em).query<{ id: string }>(
-      paymentMethodId
-        ? { ...NAMED_ACCOUNT, values: [auth.partnerId, auth.mode, paymentMethodId] }
-        : { ...DEFAULT_ACCOUNT, values: [auth.partnerId, auth.mode] },
-    );
-    if (account) return account.id;
+    const account = await paymentMethods.accountToDebit(orm.em, auth, paymentMethodId);
+    if (account) return account;
     if (paymentMethodId) {
       throw ApiError.badRequest('The payment method is unknown or was removed', { payment_method_id: 'is not a registered account' });
     }
@@ -105,12 +69,43 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
     });
   }
 
+  /**
+   * Withdraws a booking whose workflow may not have started (the start failed, or its answer did not
+   * come in time and it may still reach the server), unless the workflow has claimed it already: the
+   * claim and the withdrawal take the same row lock, so exactly one of them happens. Returns whether
+   * the booking is live. One that cannot be withdrawn (Postgres is gone too) is kept, bound to its
+   * Idempotency-Key, and the booking sweeper starts its workflow.
+   */
+  async function withdrawUnlessClaimed(auth: PartnerAuth, id: string, claim: IdempotencyClaim | undefined, cause: unknown): Promise<boolean> {
+    let withdrawn: boolean;
+    try {
+      withdrawn = await poolTransaction(orm.em, async (tx) => {
+        const gone = await bookings.withdrawUnclaimed(tx, id);
+        if (gone && claim) await unbindClaimedKey(tx, claim, id);
+        return gone;
+      });
+    } catch (error) {
+      bookingStartFailures.inc({ outcome: 'kept' });
+      logger.warn('Booking kept after its workflow failed to start', {
+        deliveryId: id,
+        partnerId: auth.partnerId,
+        next: 'the booking sweeper starts its workflow',
+        cause: errorText(cause),
+        error: errorText(error),
+      });
+      return false;
+    }
+    bookingStartFailures.inc({ outcome: withdrawn ? 'withdrawn' : 'claimed' });
+    return !withdrawn;
+  }
+
   return {
     /**
-     * Books a delivery. The row and the workflow come into being together: the workflow is
-     * started inside the row's transaction, so a failed start rolls the row back, and a row
-     * that fails to commit leaves a workflow that finds no booking and ends without a trace.
-     * The `Idempotency-Key` claim, if any, is bound to the delivery in the same transaction.
+     * Books a delivery: the row is committed first, in a transaction of its own (with the
+     * `Idempotency-Key` claim, if any, bound to it), then the workflow is started, so no database
+     * connection waits on Temporal. A start that fails withdraws the row unless the workflow has
+     * claimed it (its first step), and the partner is answered 503; a row left without a workflow
+     * any other way is found by the booking sweeper, which starts it.
      */
     async book(auth: PartnerAuth, body: BookingRequest, claim?: IdempotencyClaim): Promise<DeliveryResource> {
       const scheduledAt = checkSchedule(body.scheduled_at);
@@ -120,63 +115,88 @@ export function createBookingService({ orm, temporal, settings, routing }: AppDe
 
       const id = randomUUID();
       const reference = deliveryReference(id, settings.referencePrefix);
-      const now = new Date();
-      const input: DeliveryWorkflowInput = {
-        deliveryId: id,
-        partnerId: auth.partnerId,
-        mode: auth.mode,
-        reference,
-        pickup: route[0] as LatLng,
-        stops: route.slice(1, -1),
-        dropoff: route[route.length - 1] as LatLng,
-        verificationMethod: body.verification_method ?? 'none',
-        ...(scheduledAt && scheduledAt > now ? { scheduledAt: scheduledAt.toISOString() } : {}),
-        timings: deliveryTimings(settings),
-      };
+      const verificationMethod = body.verification_method ?? 'none';
+      const input = deliveryWorkflowInput(
+        {
+          id,
+          partnerId: auth.partnerId,
+          mode: auth.mode,
+          reference,
+          pickup: route[0] as LatLng,
+          stops: route.slice(1, -1),
+          dropoff: route[route.length - 1] as LatLng,
+          verificationMethod,
+          scheduledAt,
+        },
+        settings,
+      );
 
-      // A booking whose COMMIT answer was lost is found and answered as booked.
-      const found = async () => ((await deliveryExists(orm.em, id)) ? id : null);
+      // A booking whose COMMIT answer was lost is found and carried on with.
+      const found = async () => ((await deliveries.exists(orm.em, id)) ? id : null);
       await transactionOrFound(
         orm.em,
         async (tx) => {
-          await tx.query({
-            ...INSERT_DELIVERY,
-            values: [
-              id, auth.partnerId, auth.mode, reference, accountId, body.pickup_address, body.pickup_lat, body.pickup_lng,
-              body.dropoff_address, body.dropoff_lat, body.dropoff_lng, body.package_size, body.package_description ?? null,
-              body.recipient_name, body.recipient_phone, input.verificationMethod, scheduledAt, fare.baseFare,
-              fare.distanceMeters, fare.distanceFee, fare.serviceFee, fare.totalFare, now, now,
-            ],
+          await bookings.insert(tx, {
+            id,
+            partnerId: auth.partnerId,
+            mode: auth.mode,
+            reference,
+            paymentMethodId: accountId,
+            pickupAddress: body.pickup_address,
+            pickupLat: body.pickup_lat,
+            pickupLng: body.pickup_lng,
+            dropoffAddress: body.dropoff_address,
+            dropoffLat: body.dropoff_lat,
+            dropoffLng: body.dropoff_lng,
+            packageSize: body.package_size,
+            packageDescription: body.package_description ?? null,
+            recipientName: body.recipient_name,
+            recipientPhone: body.recipient_phone,
+            verificationMethod,
+            scheduledAt,
+            baseFare: fare.baseFare,
+            distanceMeters: fare.distanceMeters,
+            distanceFee: fare.distanceFee,
+            serviceFee: fare.serviceFee,
+            totalFare: fare.totalFare,
+            stops: (body.additional_stops ?? []).map((stop) => ({
+              dropoffAddress: stop.dropoff_address,
+              dropoffLat: stop.dropoff_lat,
+              dropoffLng: stop.dropoff_lng,
+              recipientName: stop.recipient_name,
+              recipientPhone: stop.recipient_phone,
+              packageSize: stop.package_size,
+              packageDescription: stop.package_description ?? null,
+            })),
           });
-          for (const [position, stop] of (body.additional_stops ?? []).entries()) {
-            await tx.query({
-              ...INSERT_STOP,
-              values: [id, position, stop.dropoff_address, stop.dropoff_lat, stop.dropoff_lng, stop.recipient_name,
-                stop.recipient_phone, stop.package_size, stop.package_description ?? null],
-            });
-          }
           if (claim) await bindClaimedKey(tx, claim, id);
-          await withinTemporalDeadline({ temporal, settings }, () => temporal.workflow.start('deliveryWorkflow', {
-            workflowId: deliveryWorkflowId(id),
-            taskQueue: settings.temporalTaskQueue,
-            args: [input],
-            workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-            typedSearchAttributes: [
-              { key: DeliveryStatusKey, value: 'pending' },
-              { key: PaymentStatusKey, value: 'pending' },
-              { key: PartnerIdKey, value: auth.partnerId },
-              { key: DeliveryReferenceKey, value: reference },
-            ],
-          }));
           return id;
         },
         found,
       );
+
+      try {
+        await withinTemporalDeadline({ temporal, settings }, () =>
+          temporal.workflow.start(deliveryWorkflow, {
+            ...deliveryStartOptions(input, settings.temporalTaskQueue),
+            workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+            workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          }),
+        );
+      } catch (error) {
+        // Already started means the sweeper got there first (this start was slow): it is live.
+        if (!(error instanceof WorkflowExecutionAlreadyStartedError) && !(await withdrawUnlessClaimed(auth, id, claim, error))) {
+          throw error;
+        }
+      }
       deliveriesBooked.inc({ mode: auth.mode });
-      const parts = await readBackCommitted(() => loadDelivery(orm.em.fork(), id));
+      const parts = await readBackCommitted(() => deliveries.load(orm.em.fork(), id));
       if (!parts) throw new Error('A committed booking could not be read back');
       return deliveryView(parts, settings.siteUrl);
     },
   };
+}
+
+function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -28,8 +28,9 @@ export async function sendDeliveryUpdate(
   whenEnded: WhenEnded = refuseEnded,
 ): Promise<void> {
   try {
-    await withinTemporalDeadline(deps, () => send(deps.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId))));
+    await withinTemporalDeadline(deps, () => sendUntilProcessed(() => send(deps.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId)))));
   } catch (error) {
+    if (isUnprocessed(error)) throw ApiError.unavailable('The delivery is busy with other messages; try again shortly');
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       const failure = error.cause;
       const details = (failure.details?.[0] ?? {}) as Record<string, unknown>;
@@ -53,6 +54,29 @@ export async function sendDeliveryUpdate(
     }
     throw error;
   }
+}
+
+/** How many times an update the server turned away unprocessed is sent before the API answers 503. */
+export const UNPROCESSED_TRIES = 3;
+
+/**
+ * The server answers `UnprocessedUpdate` when the workflow task that carried an update ended
+ * without the worker taking or refusing it (seen with many updates at once while a local activity
+ * runs). The update never reached the delivery, so sending it again is safe.
+ */
+async function sendUntilProcessed<T>(send: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await send();
+    } catch (error) {
+      if (!isUnprocessed(error) || attempt >= UNPROCESSED_TRIES) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
+}
+
+function isUnprocessed(error: unknown): boolean {
+  return error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure && error.cause.type === 'UnprocessedUpdate';
 }
 
 function isCompletedError(error: unknown): boolean {

@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import * as deliveryEta from '../../db/delivery-eta';
 import type { LatLng } from '../../domain/geo';
 import { ACTIVE_FOR_RIDER } from '../../domain/lifecycle';
 import type { EtaProvider } from '../../integrations/routing/provider';
@@ -57,15 +58,8 @@ export async function etaFor(
   if (!LIVE.includes(trip.status) || rider === null) return { finalMin: null, stopsMin: stops.map(() => null) };
   if (trip.etaFresh) return fromCache(trip.etaMin, trip.etaLegsMin, stops);
 
-  // Judged by the database clock, so API hosts with skewed clocks still agree on "20 s old".
   const em = orm.em.fork();
-  const claimed = await em.execute<{ id: string }[]>(
-    `update deliveries set eta_computed_at = now()
-     where id = ? and (eta_computed_at is null or eta_computed_at <= now() - make_interval(secs => ?))
-     returning id`,
-    [trip.id, ETA_REFRESH_SECONDS],
-  );
-  if (claimed.length === 0) return readCache(orm, trip.id, stops);
+  if (!(await deliveryEta.claimRefresh(em, trip.id, ETA_REFRESH_SECONDS))) return readCache(orm, trip.id, stops);
 
   const pending = [...stops].sort((a, b) => a.position - b.position).filter((s) => s.status === 'pending');
   const points: LatLng[] = [rider];
@@ -89,21 +83,14 @@ export async function etaFor(
   const legsByPosition: (number | null)[] = stops.map(() => null);
   pending.forEach((stop, i) => (legsByPosition[stop.position] = toDrops[i] ?? null));
   const finalMin = toDrops[toDrops.length - 1] ?? 0;
-  await em.execute('update deliveries set eta_min = ?, eta_legs_min = ? where id = ?', [
-    finalMin,
-    JSON.stringify(legsByPosition),
-    trip.id,
-  ]);
+  await deliveryEta.save(em, trip.id, { finalMin, legsMin: legsByPosition });
   return { finalMin, stopsMin: legsByPosition };
 }
 
 /** Another process holds the refresh: serve the figure it (or an earlier one) stored. */
 async function readCache(orm: MikroORM, deliveryId: string, stops: EtaStop[]): Promise<Eta> {
-  const [row] = await orm.em.fork().execute<{ eta_min: number | null; eta_legs_min: (number | null)[] | null }[]>(
-    'select eta_min, eta_legs_min from deliveries where id = ?',
-    [deliveryId],
-  );
-  return fromCache(row?.eta_min ?? null, row?.eta_legs_min ?? null, stops);
+  const cached = await deliveryEta.read(orm.em.fork(), deliveryId);
+  return fromCache(cached.finalMin, cached.legsMin, stops);
 }
 
 function fromCache(finalMin: number | null, legs: (number | null)[] | null, stops: EtaStop[]): Eta {

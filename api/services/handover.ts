@@ -1,15 +1,11 @@
+import { createReadStream } from 'node:fs';
 import type { Request } from 'express';
+import * as handoverPhotos from '../../db/handover-photos';
 import { FINAL_DROP, hashHandoverCode } from '../../domain/handover-code';
 import type { HandoverProof } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
-
-/** A multipart file as the upload parser leaves it on the request. */
-interface UploadedFile {
-  fieldname: string;
-  size: number;
-  buffer: Buffer;
-}
+import type { StagedUpload } from '../middleware/photo-staging';
 
 /** Photo types and size accepted as proof of hand-over (the upload parser enforces the size: 413). */
 export const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
@@ -28,12 +24,11 @@ function imageType(bytes: Buffer): (typeof PHOTO_TYPES)[number] | null {
 }
 
 /**
- * Checks the proof a rider brings to a hand-over, before the workflow is told. The code is
- * checked against its hash in Postgres and never enters workflow history. Wrong codes are
- * counted; after `otpMaxAttempts` the stop is locked for `otpLockSeconds`, then tries resume.
+ * Reads the proof a rider brings to a hand-over, for the workflow to check: a code as its hash
+ * (the code itself never enters workflow history), a photo stored first and named by its key.
  */
 export async function checkHandoverProof(
-  { orm, photos, settings }: AppDeps,
+  { orm, photos }: AppDeps,
   req: Request,
   delivery: { id: string; verificationMethod: string },
   position: number,
@@ -41,44 +36,19 @@ export async function checkHandoverProof(
   if (delivery.verificationMethod === 'otp') {
     const otp = (req.body as { otp?: unknown } | undefined)?.otp;
     if (typeof otp !== 'string' || otp.length === 0) throw ApiError.badRequest('The recipient’s code is required', { otp: 'is required' });
-    const em = orm.em.fork();
-    const hash = hashHandoverCode(delivery.id, position, otp.trim());
-    // The try is counted and compared in one statement, under the row's lock: tries sent at once
-    // (to one API process or several) are taken one after another, so the lock holds after
-    // `otpMaxAttempts` wrong codes. Read first and written after, every try sent together would
-    // pass the read before any was counted.
-    const [tried] = await em.execute<{ matched: boolean }[]>(
-      `update delivery_otps set
-         locked_until = case when code_hash <> ? and failed_attempts + 1 >= ? then now() + (? || ' seconds')::interval else locked_until end,
-         failed_attempts = case when code_hash = ? then failed_attempts when failed_attempts + 1 >= ? then 0 else failed_attempts + 1 end
-       where delivery_id = ? and position = ? and (locked_until is null or locked_until <= now())
-       returning code_hash = ? as matched`,
-      [hash, settings.otpMaxAttempts, String(settings.otpLockSeconds), hash, settings.otpMaxAttempts, delivery.id, position, hash],
-    );
-    if (!tried) {
-      const [issued] = await em.execute<{ position: number }[]>('select position from delivery_otps where delivery_id = ? and position = ?', [
-        delivery.id,
-        position,
-      ]);
-      if (!issued) throw ApiError.badRequest('No code was issued for this hand-over yet; try again in a moment', { otp: 'not issued yet' });
-      throw ApiError.badRequest('Too many wrong codes; try again later', { otp: 'locked for a while after wrong tries' });
-    }
-    if (!tried.matched) throw ApiError.badRequest('The code is wrong', { otp: 'does not match' });
-    return { kind: 'otp' };
+    // Only the hash reaches the workflow, which compares it and counts wrong tries.
+    return { kind: 'otp', codeHash: hashHandoverCode(delivery.id, position, otp.trim()) };
   }
   if (delivery.verificationMethod === 'photo') {
-    const files = (req as Request & { files?: UploadedFile[] }).files ?? [];
+    const files = (req as Request & { files?: StagedUpload[] }).files ?? [];
     const photo = files.find((f) => f.fieldname === 'photo');
     if (!photo) throw ApiError.badRequest('A photo of the hand-over is required', { photo: 'is required (multipart field "photo")' });
-    const type = imageType(photo.buffer);
+    // The leading bytes were kept as the upload streamed past; the photo is not read back for them.
+    const type = imageType(photo.head);
     if (!type) throw ApiError.badRequest('The photo must be a JPEG, PNG or WebP image', { photo: 'must be image/jpeg, image/png or image/webp' });
     const name = `${delivery.id}-${position === FINAL_DROP ? 'final' : `stop-${position}`}-${Date.now()}.${type.split('/')[1]}`;
-    const storageKey = await photos.put(name, photo.buffer, type);
-    await orm.em.fork().execute(
-      `insert into handover_photos (delivery_id, position, storage_key, content_type, size_bytes) values (?, ?, ?, ?, ?)
-       on conflict (delivery_id, position) do update set storage_key = excluded.storage_key`,
-      [delivery.id, position, storageKey, type, photo.size],
-    );
+    const storageKey = await photos.put(name, createReadStream(photo.path), type);
+    await handoverPhotos.save(orm.em.fork(), { deliveryId: delivery.id, position, storageKey, contentType: type, sizeBytes: photo.size });
     return { kind: 'photo', storageKey };
   }
   return { kind: 'none' };

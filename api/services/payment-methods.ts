@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { PaymentMethodSchema, type PaymentMethod } from '../../db/entities';
+import type { PaymentMethod } from '../../db/entities';
 import { readBackCommitted, transactionOrFound } from '../../db/lost-commit';
-import type { KeyMode } from '../../domain/api-key';
+import * as paymentMethods from '../../db/payment-methods';
+import type { AccountOwner } from '../../db/payment-methods';
 import { GatewayUnavailableError, type MobileMoneyGateway, type MobileMoneyProvider } from '../../integrations/mobile-money/gateway';
 import { ApiError } from '../errors';
 import { bindClaimedKey, type IdempotencyClaim } from '../middleware/idempotency';
@@ -12,10 +13,6 @@ import { isKnownGhanaNumber } from '../openapi/formats';
  * Mobile Money accounts of one partner in one mode, shared by the partner API and the dashboard
  * so both apply the same name check and the same default rules.
  */
-export interface AccountOwner {
-  partnerId: string;
-  mode: KeyMode;
-}
 
 export interface NewAccount {
   provider: MobileMoneyProvider;
@@ -24,10 +21,8 @@ export interface NewAccount {
   is_default?: boolean;
 }
 
-export function listPaymentMethods(orm: MikroORM, { partnerId, mode }: AccountOwner): Promise<PaymentMethod[]> {
-  return orm.em
-    .fork()
-    .find(PaymentMethodSchema, { partnerId, mode, deletedAt: null }, { orderBy: { isDefault: 'desc', createdAt: 'asc', id: 'asc' } });
+export function listPaymentMethods(orm: MikroORM, owner: AccountOwner): Promise<PaymentMethod[]> {
+  return paymentMethods.listFor(orm.em.fork(), owner);
 }
 
 async function resolveNumber(gateway: MobileMoneyGateway, body: NewAccount) {
@@ -47,7 +42,7 @@ async function resolveNumber(gateway: MobileMoneyGateway, body: NewAccount) {
 export async function registerPaymentMethod(
   orm: MikroORM,
   gateway: MobileMoneyGateway,
-  { partnerId, mode }: AccountOwner,
+  owner: AccountOwner,
   body: NewAccount,
   claim?: IdempotencyClaim,
 ): Promise<PaymentMethod> {
@@ -67,72 +62,31 @@ export async function registerPaymentMethod(
   }
 
   const id = randomUUID();
-  const saved = async () => ((await orm.em.fork().findOne(PaymentMethodSchema, { id })) ? id : null);
+  const saved = async () => ((await paymentMethods.find(orm.em.fork(), id)) ? id : null);
   await transactionOrFound(
     orm.em,
     async (tx) => {
-      // Serialise registrations of one partner so "the first account is the default" holds under races.
-      await tx.query('select id from partners where id = $1 for update', [partnerId]);
-      const { rows } = await tx.query<{ count: string }>(
-        'select count(*) as count from payment_methods where partner_id = $1 and mode = $2 and deleted_at is null',
-        [partnerId, mode],
-      );
-      const isDefault = Number(rows[0]?.count) === 0 || body.is_default === true;
-      if (isDefault) {
-        await tx.query(
-          'update payment_methods set is_default = false where partner_id = $1 and mode = $2 and is_default and deleted_at is null',
-          [partnerId, mode],
-        );
-      }
-      await tx.query(
-        `insert into payment_methods (id, partner_id, mode, provider, phone, account_name, is_default)
-         values ($1, $2, $3, $4, $5, $6, $7)`,
-        [id, partnerId, mode, body.provider, body.phone, resolved.accountName ?? body.account_name, isDefault],
-      );
+      await paymentMethods.insert(tx, owner, {
+        id,
+        provider: body.provider,
+        phone: body.phone,
+        accountName: resolved.accountName ?? body.account_name,
+        isDefault: body.is_default === true,
+      });
       if (claim) await bindClaimedKey(tx, claim, id);
       return id;
     },
     saved,
   );
-  return readBackCommitted(() => orm.em.fork().findOneOrFail(PaymentMethodSchema, { id }));
+  return readBackCommitted(() => paymentMethods.get(orm.em.fork(), id));
 }
 
 /** Soft removal; when the default goes, the oldest remaining account takes over (DESIGN section 9). */
-export async function removePaymentMethod(orm: MikroORM, { partnerId, mode }: AccountOwner, id: string): Promise<void> {
-  await orm.em.fork().transactional(async (em) => {
-    await em.execute('select id from partners where id = ? for update', [partnerId]);
-    const [removed] = await em.execute<{ is_default: boolean }[]>(
-      `update payment_methods set deleted_at = now(), is_default = false
-       where id = ? and partner_id = ? and mode = ? and deleted_at is null
-       returning (select is_default from payment_methods where id = ?) as is_default`,
-      [id, partnerId, mode, id],
-    );
-    if (!removed) throw ApiError.notFound('Unknown payment method');
-    if (removed.is_default) {
-      await em.execute(
-        `update payment_methods set is_default = true where id = (
-           select id from payment_methods where partner_id = ? and mode = ? and deleted_at is null
-           order by created_at asc, id asc limit 1)`,
-        [partnerId, mode],
-      );
-    }
-  });
+export async function removePaymentMethod(orm: MikroORM, owner: AccountOwner, id: string): Promise<void> {
+  if (!(await paymentMethods.remove(orm.em.fork(), owner, id))) throw ApiError.notFound('Unknown payment method');
 }
 
 /** Makes one account the default, the one debited when a booking names none. */
-export async function setDefaultPaymentMethod(orm: MikroORM, { partnerId, mode }: AccountOwner, id: string): Promise<void> {
-  await orm.em.fork().transactional(async (em) => {
-    await em.execute('select id from partners where id = ? for update', [partnerId]);
-    const [target] = await em.execute<{ id: string }[]>(
-      'select id from payment_methods where id = ? and partner_id = ? and mode = ? and deleted_at is null',
-      [id, partnerId, mode],
-    );
-    if (!target) throw ApiError.notFound('Unknown payment method');
-    // Clear first: the partial unique index allows one default per partner and mode at any instant.
-    await em.execute(
-      'update payment_methods set is_default = false where partner_id = ? and mode = ? and is_default and deleted_at is null',
-      [partnerId, mode],
-    );
-    await em.execute('update payment_methods set is_default = true where id = ?', [id]);
-  });
+export async function setDefaultPaymentMethod(orm: MikroORM, owner: AccountOwner, id: string): Promise<void> {
+  if (!(await paymentMethods.setDefault(orm.em.fork(), owner, id))) throw ApiError.notFound('Unknown payment method');
 }

@@ -1,28 +1,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import * as webhookAttempts from '../../db/webhook-attempts';
+import type { WebhookEventRow } from '../../db/webhook-events';
 import { isoZ } from '../../domain/delivery-view';
 import type { WebhookDelivery } from '../openapi/schemas';
 
 /** The callback log: each callback with its attempts, for the API and the dashboard alike. */
 
-/** A stored callback as the log lists it. */
-export interface WebhookEventRow {
-  id: string;
-  event: string;
-  delivery_id: string | null;
-  state: WebhookDelivery['state'];
-  created_at: Date;
-}
-interface AttemptRow {
-  event_id: string;
-  attempt: number;
-  status_code: number | null;
-  latency_ms: number | null;
-  error: string | null;
-  next_retry_at: Date | null;
-  created_at: Date;
-}
+// The routes that list callbacks read them with db/webhook-events.ts and pass the rows here.
+export type { WebhookEventRow } from '../../db/webhook-events';
 
-function webhookDeliveryView(event: WebhookEventRow, attempts: AttemptRow[]): WebhookDelivery {
+function webhookDeliveryView(event: WebhookEventRow, attempts: webhookAttempts.AttemptRow[]): WebhookDelivery {
   return {
     id: event.id,
     event: event.event,
@@ -43,10 +30,6 @@ function webhookDeliveryView(event: WebhookEventRow, attempts: AttemptRow[]): We
 /** Loads callbacks with their attempts in two queries; attempts newest first, like the callbacks. */
 export async function loadWebhookDeliveries(em: EntityManager, events: WebhookEventRow[]): Promise<WebhookDelivery[]> {
   if (events.length === 0) return [];
-  const attempts = await em.execute<AttemptRow[]>(
-    `select event_id, attempt, status_code, latency_ms, error, next_retry_at, created_at from webhook_attempts
-     where event_id in (${events.map(() => '?').join(', ')}) order by id desc`,
-    events.map((e) => e.id),
-  );
+  const attempts = await webhookAttempts.listFor(em, events.map((e) => e.id));
   return events.map((event) => webhookDeliveryView(event, attempts.filter((a) => a.event_id === event.id)));
 }

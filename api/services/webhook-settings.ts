@@ -1,18 +1,19 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { Settings } from '../../config/settings';
-import type { KeyMode } from '../../domain/api-key';
+import { webhooksMayReachPrivateAddresses, type Settings } from '../../config/settings';
+import * as webhookEndpoints from '../../db/webhook-endpoints';
+import type { WebhookOwner } from '../../db/webhook-endpoints';
+import * as webhookEvents from '../../db/webhook-events';
 import { isoOffset } from '../../domain/delivery-view';
+import type { KeyMode } from '../../domain/api-key';
+import { deliveryTimings } from '../../domain/timings';
+import { taskQueueFor } from '../../workflows/delivery/start';
+import { webhookRedeliveryWorkflow } from '../../workflows/webhook-redelivery';
 import { withinTemporalDeadline } from './temporal-deadline';
 import { checkWebhookUrl } from './webhook-url';
-import { deliveryTimings } from './timings';
 
 /** Callback settings of one partner in one mode, shared by the partner API and the dashboard. */
-export interface WebhookOwner {
-  partnerId: string;
-  mode: KeyMode;
-}
 
 export function newWebhookSecret(): string {
   return `whsec_${randomBytes(24).toString('base64url')}`;
@@ -21,39 +22,40 @@ export function newWebhookSecret(): string {
 /** Sets (or with null, clears) the callback URL; returns the fresh secret, shown this once. */
 export async function setWebhookUrl(
   { orm, settings }: { orm: MikroORM; settings: Settings },
-  { partnerId, mode }: WebhookOwner,
+  owner: WebhookOwner,
   raw: string | null,
 ): Promise<{ url: string | null; secret: string | null }> {
-  const url = raw === null ? null : await checkWebhookUrl(raw, settings.nodeEnv === 'production');
+  const url = raw === null ? null : await checkWebhookUrl(raw, !webhooksMayReachPrivateAddresses(settings.nodeEnv));
   // A fresh secret every time a URL is set: the previous one stops working at once.
   const secret = url === null ? null : newWebhookSecret();
-  await orm.em.fork().execute(
-    `insert into webhook_endpoints (partner_id, mode, url, secret, updated_at) values (?, ?, ?, ?, now())
-     on conflict (partner_id, mode) do update set url = excluded.url, secret = excluded.secret, updated_at = now()`,
-    [partnerId, mode, url, secret],
-  );
+  await webhookEndpoints.set(orm.em.fork(), owner, { url, secret });
   return { url, secret };
 }
 
-/** Sends a stored callback again: the same bytes, signed with the current secret, with the usual retries. */
+/**
+ * Sends a stored callback again: the same bytes, signed with the current secret, with the usual
+ * retries, on the queue of the event's mode (test-mode sends take no live worker slot).
+ */
 export async function startWebhookSend(
   { orm, temporal, settings }: { orm: MikroORM; temporal: Client; settings: Settings },
   eventId: string,
   previousState: string,
+  // Optional until the routes that redeliver pass their owner's mode; they default to live.
+  mode: KeyMode = 'live',
 ): Promise<void> {
   const em = orm.em.fork();
   // Pending before the send starts: a fast send's outcome must not be overwritten afterwards.
-  await em.execute(`update webhook_events set state = 'pending' where id = ?`, [eventId]);
+  await webhookEvents.markPending(em, eventId);
   try {
     await withinTemporalDeadline({ temporal, settings }, () =>
-      temporal.workflow.start('webhookRedeliveryWorkflow', {
+      temporal.workflow.start(webhookRedeliveryWorkflow, {
         workflowId: `webhook-redelivery-${eventId}-${randomUUID()}`,
-        taskQueue: settings.temporalTaskQueue,
+        taskQueue: taskQueueFor(settings.temporalTaskQueue, mode),
         args: [{ eventId, timings: deliveryTimings(settings) }],
       }),
     );
   } catch (error) {
-    await em.execute('update webhook_events set state = ? where id = ?', [previousState, eventId]);
+    await webhookEvents.restoreState(em, eventId, previousState);
     throw error;
   }
 }
@@ -64,7 +66,7 @@ export async function startWebhookSend(
  */
 export async function sendTestEvent(
   deps: { orm: MikroORM; temporal: Client; settings: Settings },
-  { partnerId, mode }: WebhookOwner,
+  owner: WebhookOwner,
 ): Promise<string> {
   const id = randomUUID();
   const body = JSON.stringify({
@@ -74,14 +76,7 @@ export async function sendTestEvent(
     occurred_at: isoOffset(new Date()),
     data: { message: 'A test callback from the dashboard. Check its signature as you would for a real event.' },
   });
-  await deps.orm.em
-    .fork()
-    .execute(`insert into webhook_events (id, partner_id, mode, delivery_id, event, body) values (?, ?, ?, null, 'webhook.test', ?)`, [
-      id,
-      partnerId,
-      mode,
-      body,
-    ]);
-  await startWebhookSend(deps, id, 'pending');
+  await webhookEvents.insertTest(deps.orm.em.fork(), owner, { id, body });
+  await startWebhookSend(deps, id, 'pending', owner.mode);
   return id;
 }

@@ -17,12 +17,13 @@ const RANGE_NAMES: Record<string, string> = {
 
 /**
  * Checks a callback URL when it is set, and returns it as sent (the partner reads back what it
- * wrote, not a normalised form). In production it must be HTTPS and every address its host
+ * wrote, not a normalised form). When guarded (every environment but development and test, as
+ * webhooksMayReachPrivateAddresses in config/settings.ts decides) it must be HTTPS and every address its host
  * resolves to must be public unicast (not private, loopback, link-local, mapped or reserved).
  * The check is repeated at send time by the filtering agent, which also defeats DNS rebinding.
- * Outside production plain http and loopback are allowed too, and nothing more.
+ * Unguarded, plain http and loopback are allowed too, and nothing more.
  */
-export async function checkWebhookUrl(raw: string, production: boolean): Promise<string> {
+export async function checkWebhookUrl(raw: string, guarded: boolean): Promise<string> {
   let url: URL;
   try {
     // The URL parser would trim outer spaces and encode inner ones; a URL holds none. Nor does it
@@ -39,8 +40,8 @@ export async function checkWebhookUrl(raw: string, production: boolean): Promise
     throw ApiError.badRequest('webhook_url must not carry credentials', { webhook_url: 'must not contain a user or password' });
   }
   const host = url.hostname.replace(/^\[|\]$/g, '');
-  if (!production) {
-    // Outside production only plain http and loopback are let through (DESIGN sections 3 and 7),
+  if (!guarded) {
+    // In development and test only plain http and loopback are let through (DESIGN sections 3 and 7),
     // so a partner can test against a receiver on its own machine. A private or link-local address
     // written in the URL is refused as in production; a host name is not looked up here.
     if (ipaddr.isValid(host)) refuseNonPublic(url, [host], ['loopback']);

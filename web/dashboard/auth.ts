@@ -1,5 +1,4 @@
-import { PASSWORD_MIN } from '../../api/dashboard/passwords';
-import { LIMITS } from '../../api/openapi/schemas';
+import { LIMITS, PASSWORD_MIN } from '../../domain/limits';
 import { html, type Html } from './html';
 import { errorSummary, field, type FieldErrors } from './forms';
 import { csrfInput, layout, type PageContext } from './layout';
@@ -42,6 +41,7 @@ export function logInPage(ctx: PageContext, values: Record<string, string> = {},
         ${field(errors, { name: 'password', label: LOGIN_LABELS.password, type: 'password', autocomplete: 'current-password', required: true, maxlength: 200 })}
         <button type="submit" class="button primary">Log in</button>
       </form>
+      <p>Forgot your password? <a href="/dashboard/forgot-password">Reset it</a>.</p>
       <p>New here? <a href="/dashboard/signup">Create an account</a>.</p>
       <p>Did not get the confirmation email? <a href="/dashboard/resend">Send it again</a>.</p>
     </section>`,

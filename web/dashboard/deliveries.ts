@@ -1,4 +1,4 @@
-import type { WebhookDelivery } from '../../api/openapi/schemas';
+import type { WebhookDelivery } from '../../domain/webhook-delivery';
 import { DELIVERY_STATUSES } from '../../domain/lifecycle';
 import type { DeliveryResource } from '../../domain/delivery-view';
 import { html, type Html } from './html';

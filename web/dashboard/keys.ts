@@ -1,20 +1,12 @@
 import type { KeyMode } from '../../domain/api-key';
-import { LIMITS } from '../../api/openapi/schemas';
+import { LIMITS } from '../../domain/limits';
 import { html, type Html } from './html';
 import { copyField } from './copy';
+import type { ApiKeyListing } from '../../db/accounts';
 import { badge, when } from './format';
 import { choice, errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';
 
-export interface KeyRow {
-  id: string;
-  label: string;
-  mode: KeyMode;
-  prefix: string;
-  created_at: Date;
-  last_used_at: Date | null;
-  revoked_at: Date | null;
-}
 
 export interface NewKey {
   label: string;
@@ -30,7 +22,7 @@ function createdPanel(created: NewKey): Html {
   </section>`;
 }
 
-function keyTable(ctx: PageContext, keys: KeyRow[]): Html {
+function keyTable(ctx: PageContext, keys: ApiKeyListing[]): Html {
   if (keys.length === 0) return html`<p class="empty">No ${ctx.mode} keys yet.</p>`;
   return html`<table class="cards">
     <caption class="visually-hidden">Your ${ctx.mode} API keys</caption>
@@ -59,7 +51,7 @@ function keyTable(ctx: PageContext, keys: KeyRow[]): Html {
 
 export function keysPage(
   ctx: PageContext,
-  keys: KeyRow[],
+  keys: ApiKeyListing[],
   options: { created?: NewKey; values?: Record<string, string>; errors?: FieldErrors } = {},
 ): Html {
   const errors = options.errors ?? {};

@@ -1,7 +1,16 @@
 import type { KeyMode } from '../../domain/api-key';
-import type { Viewer } from '../../api/dashboard/accounts';
-import { CSRF_FIELD } from '../../api/dashboard/csrf';
 import { html, type Html, type Renderable } from './html';
+
+/** The form field that carries the CSRF token; the API's CSRF check reads the same one. */
+export const CSRF_FIELD = '_csrf';
+
+/** The logged-in partner, as every page shows them. */
+export interface Viewer {
+  partnerId: string;
+  email: string;
+  businessName: string;
+  confirmed: boolean;
+}
 
 /** What every page knows about the request it answers. */
 export interface PageContext {
@@ -55,6 +64,7 @@ function header(ctx: PageContext): Html {
       <a class="brand" href="/dashboard">Partner Delivery</a>
       <div class="account">
         <span class="who" title="${viewer.email}">${viewer.businessName}</span>
+        <a href="/dashboard/account/password">Password</a>
         <form method="post" action="/dashboard/logout" class="inline">${csrfInput(ctx)}<button type="submit" class="button link">Log out</button></form>
       </div>
     </div>

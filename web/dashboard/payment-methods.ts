@@ -1,5 +1,5 @@
 import type { PaymentMethod } from '../../db/entities';
-import { LIMITS } from '../../api/openapi/schemas';
+import { LIMITS } from '../../domain/limits';
 import { html, type Html } from './html';
 import { when } from './format';
 import { choice, errorSummary, field, type FieldErrors } from './forms';

@@ -1,4 +1,4 @@
-import type { WebhookDelivery } from '../../api/openapi/schemas';
+import type { WebhookDelivery } from '../../domain/webhook-delivery';
 import { html, type Html } from './html';
 import { badge, when } from './format';
 import { actionButton, type PageContext } from './layout';

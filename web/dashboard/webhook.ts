@@ -1,4 +1,5 @@
-import { LIMITS, type WebhookDelivery } from '../../api/openapi/schemas';
+import { LIMITS } from '../../domain/limits';
+import type { WebhookDelivery } from '../../domain/webhook-delivery';
 import { html, type Html } from './html';
 import { copyField } from './copy';
 import { errorSummary, field, type FieldErrors } from './forms';

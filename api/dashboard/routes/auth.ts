@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
-import { LIMITS } from '../../openapi/schemas';
+import { LIMITS, PASSWORD_MIN } from '../../../domain/limits';
 import type { AccountService } from '../accounts';
-import { PASSWORD_MIN } from '../passwords';
 import { checkEmailPage, confirmedPage, logInPage, resendPage, signUpPage } from '../../../web/dashboard/auth';
 import type { FieldErrors } from '../../../web/dashboard/forms';
-import { characters, EMAIL, formValues, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
+import { characters, formValues, isEmailAddress, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 import { SESSION_COOKIE } from '../session';
 
 /** A new session for the partner: a new id, so an id planted before it (session fixation) is worthless. */
@@ -31,7 +30,7 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
     if (!values.business_name) errors.business_name = 'Enter the name of your business';
     else if (characters(values.business_name) > LIMITS.name) errors.business_name = `Use at most ${LIMITS.name} characters`;
     if (!values.email) errors.email = 'Enter your email address';
-    else if (!EMAIL.test(values.email) || values.email.length > 254) errors.email = 'Enter an email address like name@example.com';
+    else if (!isEmailAddress(values.email)) errors.email = 'Enter an email address like name@example.com';
     // Passwords are taken as typed: spaces count.
     const password = typeof req.body?.password === 'string' ? (req.body.password as string) : '';
     if (!password) errors.password = 'Choose a password';
@@ -41,7 +40,7 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
 
     const created = await accounts.signUp({ email: values.email, password, businessName: values.business_name });
     // The person who chose the password is in this browser: its confirmation link, opened here,
-    // logs it in. A known address gets a random id, so the answer tells nothing of the account.
+    // logs it in. A confirmed address gets a random id, so the answer tells nothing of the account.
     req.session.signedUp = created ?? randomUUID();
     await saveSession(req);
     res.redirect(303, `/dashboard/check-email?email=${encodeURIComponent(values.email)}`);
@@ -104,7 +103,7 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
 
   router.post('/resend', authLimit, async (req, res) => {
     const values = formValues(req, ['email'] as const);
-    if (!EMAIL.test(values.email)) {
+    if (!isEmailAddress(values.email)) {
       return render(res, resendPage(pageOf(res), values, { email: 'Enter an email address like name@example.com' }), 400);
     }
     await accounts.resend(values.email);

@@ -1,23 +1,18 @@
 import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { createApiKey, revokeApiKey } from '../../../db/accounts';
+import * as accounts from '../../../db/accounts';
 import type { KeyMode } from '../../../domain/api-key';
 import { ApiError, requireUuid } from '../../errors';
-import { LIMITS } from '../../openapi/schemas';
+import { LIMITS } from '../../../domain/limits';
 import type { FieldErrors } from '../../../web/dashboard/forms';
-import { keysPage, type KeyRow } from '../../../web/dashboard/keys';
+import { keysPage } from '../../../web/dashboard/keys';
 import { characters, formValues, pageOf, redirectWith, render, saveSession } from '../respond';
 
 /** Creating (secret shown once), listing and revoking API keys. */
-export function createKeyRoutes(orm: MikroORM): Router {
+export function createKeyRoutes(orm: MikroORM, maxActive: number): Router {
   const router = Router();
 
-  const keysOf = (partnerId: string, mode: KeyMode) =>
-    orm.em.fork().execute<KeyRow[]>(
-      `select id, label, mode, prefix, created_at, last_used_at, revoked_at from api_keys
-       where partner_id = ? and mode = ? order by revoked_at is not null, created_at desc`,
-      [partnerId, mode],
-    );
+  const keysOf = (partnerId: string, mode: KeyMode) => accounts.listApiKeys(orm.em.fork(), partnerId, mode);
 
   router.get('/keys', async (_req, res) => {
     const ctx = pageOf(res);
@@ -36,7 +31,15 @@ export function createKeyRoutes(orm: MikroORM): Router {
       return render(res, keysPage(ctx, await keysOf(ctx.viewer!.partnerId, ctx.mode), { values, errors }), 400);
     }
     const mode = values.mode as KeyMode;
-    const created = await createApiKey(orm.em.fork(), { partnerId: ctx.viewer!.partnerId, label: values.label, mode });
+    let created: Awaited<ReturnType<typeof accounts.createApiKey>>;
+    try {
+      created = await accounts.createApiKey(orm.em.fork(), { partnerId: ctx.viewer!.partnerId, label: values.label, mode, maxActive });
+    } catch (error) {
+      if (!(error instanceof accounts.ApiKeyLimitReached)) throw error;
+      // 409, not 429: waiting does not help, revoking a key does.
+      const limitErrors = { label: `You already have ${maxActive} active keys (test and live together). Revoke one you no longer use, then create the new one.` };
+      return render(res, keysPage(ctx, await keysOf(ctx.viewer!.partnerId, ctx.mode), { values, errors: limitErrors }), 409);
+    }
     // Show the new key among its own kind.
     req.session.mode = mode;
     ctx.mode = mode;
@@ -48,7 +51,7 @@ export function createKeyRoutes(orm: MikroORM): Router {
   router.post('/keys/:id/revoke', async (req, res) => {
     const ctx = pageOf(res);
     const id = requireUuid(req.params.id, 'Unknown key');
-    const revoked = await revokeApiKey(orm.em.fork(), ctx.viewer!.partnerId, id);
+    const revoked = await accounts.revokeApiKey(orm.em.fork(), ctx.viewer!.partnerId, id);
     if (!revoked) throw ApiError.notFound('Unknown key');
     await redirectWith(req, res, '/dashboard/keys', 'ok', 'Key revoked. Requests that use it are refused from now on.');
   });

@@ -3,23 +3,27 @@ import { normaliseGhanaPhone } from '../../../domain/phone';
 import { PROVIDERS, type MobileMoneyProvider } from '../../../integrations/mobile-money/gateway';
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
-import { LIMITS } from '../../openapi/schemas';
+import { LIMITS } from '../../../domain/limits';
 import { listPaymentMethods, registerPaymentMethod, removePaymentMethod, setDefaultPaymentMethod } from '../../services/payment-methods';
 import type { FieldErrors } from '../../../web/dashboard/forms';
 import { networkName, paymentMethodsPage } from '../../../web/dashboard/payment-methods';
+import { paymentMethodChangeLimit } from '../../middleware/rate-limit';
+import { dashboardLimit } from '../rate-limit';
 import { characters, formValues, pageOf, redirectWith, render } from '../respond';
 
 /** Mobile Money accounts: register (with the network's name check), make default, remove. */
 export function createPaymentMethodRoutes(deps: AppDeps): Router {
   const { orm, gateways } = deps;
   const router = Router();
+  // The API's budget: registering here runs the same name check.
+  const changes = dashboardLimit(paymentMethodChangeLimit(deps), 'payment method changes', { href: '/dashboard/payment-methods', label: 'Back to payment methods' });
 
   router.get('/payment-methods', async (_req, res) => {
     const ctx = pageOf(res);
     render(res, paymentMethodsPage(ctx, await listPaymentMethods(orm, { partnerId: ctx.viewer!.partnerId, mode: ctx.mode })));
   });
 
-  router.post('/payment-methods', async (req, res) => {
+  router.post('/payment-methods', changes, async (req, res) => {
     const ctx = pageOf(res);
     const owner = { partnerId: ctx.viewer!.partnerId, mode: ctx.mode };
     const values = formValues(req, ['provider', 'phone', 'account_name', 'is_default'] as const);
@@ -64,6 +68,7 @@ export function createPaymentMethodRoutes(deps: AppDeps): Router {
     await redirectWith(req, res, '/dashboard/payment-methods', 'ok', 'Default account changed. Bookings that name no account are paid from it.');
   });
 
+  router.post('/payment-methods/:id/remove', changes);
   router.post('/payment-methods/:id/remove', async (req, res) => {
     const ctx = pageOf(res);
     await removePaymentMethod(orm, { partnerId: ctx.viewer!.partnerId, mode: ctx.mode }, requireUuid(req.params.id, 'Unknown account'));

@@ -1,10 +1,16 @@
 import { Router } from 'express';
+import * as dashboardReads from '../../../db/dashboard-reads';
+import * as webhookEndpoints from '../../../db/webhook-endpoints';
+import * as webhookEvents from '../../../db/webhook-events';
+import type { KeyMode } from '../../../domain/api-key';
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
-import { LIMITS } from '../../openapi/schemas';
-import { loadWebhookDeliveries, type WebhookEventRow } from '../../services/webhook-log';
+import { LIMITS } from '../../../domain/limits';
+import { loadWebhookDeliveries } from '../../services/webhook-log';
 import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../services/webhook-settings';
 import { PAGE_SIZE, webhookPage } from '../../../web/dashboard/webhook';
+import { redeliveryLimit, webhookTestLimit } from '../../middleware/rate-limit';
+import { dashboardLimit } from '../rate-limit';
 import { characters, formValues, pageOf, pageOffset, redirectWith, render, safeDashboardPath } from '../respond';
 
 /** The URL check's findings, said as what to do about them. */
@@ -23,28 +29,19 @@ export function urlProblem(detail: unknown, fallback: string): string {
 export function createWebhookRoutes(deps: AppDeps): Router {
   const { orm } = deps;
   const router = Router();
+  const back = { href: '/dashboard/webhook', label: 'Back to the webhook' };
+  const tests = dashboardLimit(webhookTestLimit(deps), 'test webhooks', back);
+  // Shared with the API's redeliver: one budget per partner.
+  const redeliveries = dashboardLimit(redeliveryLimit(deps), 'redeliveries', back);
 
-  async function pageData(partnerId: string, mode: string, offset: number) {
+  async function pageData(partnerId: string, mode: KeyMode, offset: number) {
     const em = orm.em.fork();
-    const [endpoint] = await em.execute<{ url: string | null }[]>('select url from webhook_endpoints where partner_id = ? and mode = ?', [
-      partnerId,
-      mode,
-    ]);
-    const events = await em.execute<WebhookEventRow[]>(
-      `select id, event, delivery_id, state, created_at from webhook_events where partner_id = ? and mode = ?
-       order by created_at desc, id desc limit ? offset ?`,
-      [partnerId, mode, PAGE_SIZE + 1, offset],
-    );
+    const url = await webhookEndpoints.findUrl(em, { partnerId, mode });
+    const events = await webhookEvents.listFor(em, { partnerId, mode }, { limit: PAGE_SIZE + 1, offset });
     const callbacks = await loadWebhookDeliveries(em, events.slice(0, PAGE_SIZE));
     const deliveryIds = [...new Set(callbacks.map((c) => c.delivery_id).filter((id): id is string => id !== null))];
-    const references = new Map(
-      deliveryIds.length
-        ? (await em.execute<{ id: string; reference: string }[]>(`select id, reference from deliveries where id in (${deliveryIds.map(() => '?').join(', ')})`, deliveryIds)).map(
-            (r) => [r.id, r.reference] as const,
-          )
-        : [],
-    );
-    return { url: endpoint?.url ?? null, callbacks, references, offset, hasMore: events.length > PAGE_SIZE };
+    const references = await dashboardReads.deliveryReferences(em, deliveryIds);
+    return { url, callbacks, references, offset, hasMore: events.length > PAGE_SIZE };
   }
 
   router.get('/webhook', async (req, res) => {
@@ -77,7 +74,7 @@ export function createWebhookRoutes(deps: AppDeps): Router {
     await redirectWith(req, res, '/dashboard/webhook', 'ok', 'The URL is removed. No callbacks are sent until you set one again.');
   });
 
-  router.post('/webhook/test', async (req, res) => {
+  router.post('/webhook/test', tests, async (req, res) => {
     const ctx = pageOf(res);
     const { url } = await pageData(ctx.viewer!.partnerId, ctx.mode, 0);
     if (!url) return redirectWith(req, res, '/dashboard/webhook', 'error', 'Set a callback URL before sending a test event.');
@@ -85,18 +82,13 @@ export function createWebhookRoutes(deps: AppDeps): Router {
     await redirectWith(req, res, '/dashboard/webhook', 'ok', 'Test event sent. Refresh in a few seconds to see how your server answered.');
   });
 
+  router.post('/webhook/events/:id/redeliver', redeliveries);
   router.post('/webhook/events/:id/redeliver', async (req, res) => {
     const ctx = pageOf(res);
     const id = requireUuid(req.params.id, 'Unknown callback');
-    const [event] = await orm.em
-      .fork()
-      .execute<{ state: string }[]>('select state from webhook_events where id = ? and partner_id = ? and mode = ?', [
-        id,
-        ctx.viewer!.partnerId,
-        ctx.mode,
-      ]);
+    const event = await webhookEvents.findFor(orm.em.fork(), { partnerId: ctx.viewer!.partnerId, mode: ctx.mode }, id);
     if (!event) throw ApiError.notFound('Unknown callback');
-    await startWebhookSend(deps, id, event.state);
+    await startWebhookSend(deps, id, event.state, ctx.mode);
     await redirectWith(req, res, safeDashboardPath(req.body?.back, '/dashboard/webhook'), 'ok', 'Sending the callback again. Refresh in a few seconds to see the new attempt.');
   });
 
