@@ -1,12 +1,19 @@
 /**
- * The dependency rule of DESIGN section 2: workflow code imports only @temporalio/workflow,
- * @temporalio/common, other workflow files and pure domain modules (types excepted).
- * Domain modules are pure: they import no I/O layer.
+ * The layer rules of DESIGN section 2, checked by `npm run lint` over the whole tree: layers point
+ * down only. Workflow code is replayed, so it imports only the workflow SDK, other workflow files
+ * and pure domain modules (types excepted, since they are gone at run time).
  */
+
+/** Outside packages domain code may use: pure ones only, so every layer can share domain/. */
+const PURE_PACKAGES = ['(^|/)node_modules/libphonenumber-js/'];
+/** Node built-ins domain code may use: hashing and random ids, no I/O. */
+const PURE_BUILT_INS = ['^(node:)?crypto$'];
+
 module.exports = {
   forbidden: [
     {
       name: 'workflows-stay-deterministic',
+      comment: 'Workflow code imports only workflows/, domain/, @temporalio/workflow and @temporalio/common (type-only imports excepted).',
       severity: 'error',
       from: { path: '^workflows/' },
       to: {
@@ -15,19 +22,41 @@ module.exports = {
       },
     },
     {
-      name: 'domain-is-pure',
+      name: 'domain-imports-only-domain',
+      comment: 'domain/ holds pure rules every layer shares: it imports only domain/ and the pure packages listed here (type-only imports excepted).',
       severity: 'error',
       from: { path: '^domain/' },
       to: {
         dependencyTypesNot: ['type-only'],
-        path: ['^(api|activities|workers|db|config|integrations|scripts|web)/'],
+        pathNot: ['^domain/', ...PURE_PACKAGES, ...PURE_BUILT_INS],
       },
+    },
+    {
+      name: 'web-never-imports-api',
+      comment: 'web/ is a leaf the API renders: what pages and the API share lives in domain/ (or in web/, for the API to import).',
+      severity: 'error',
+      from: { path: '^web/' },
+      to: { path: '^api/' },
+    },
+    {
+      name: 'lower-layers-never-import-api',
+      comment: 'db/, integrations/ and activities/ sit under the API: what they share with it lives in domain/ or in their own layer.',
+      severity: 'error',
+      from: { path: '^(db|integrations|activities)/' },
+      to: { path: '^api/' },
+    },
+    {
+      name: 'integrations-never-import-db',
+      comment: 'An adapter to an outside system stands alone: whatever it stores goes through an interface its caller fills from db/.',
+      severity: 'error',
+      from: { path: '^integrations/' },
+      to: { path: '^db/' },
     },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    exclude: { path: '^(node_modules|dist|\\.data)/' },
+    exclude: { path: '^(node_modules|dist|\\.data|test)/' },
   },
 };

@@ -1,13 +1,18 @@
 import { parseArgs } from 'node:util';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { createApiKey, createPartner, createRider } from '../db/accounts';
+import { replaceToken, revokeToken } from '../db/riders';
+import { callSessionStore, readDeliveryCalls } from '../db/call-sessions';
+import { LocalCallBridge } from '../integrations/calling/local-bridge';
+import { generateSecret, hashSecret } from '../domain/api-key';
+import { riderTokenDays } from '../config/settings';
 import { readOutbox } from '../db/sms-outbox';
 import { initOrm } from '../db/orm';
 import { normaliseGhanaPhone } from '../domain/phone';
-import { hashPassword, PASSWORD_MIN } from '../api/dashboard/passwords';
+import { hashPassword } from '../api/dashboard/passwords';
+import { LIMITS, PASSWORD_MIN } from '../domain/limits';
 import { EMAIL } from '../api/dashboard/respond';
 import { isUuid } from '../domain/uuid';
-import { LIMITS } from '../api/openapi/schemas';
 
 /**
  * Operator commands (DESIGN section 10): `npm run ops -- <command> [options]`. Each prints one
@@ -17,7 +22,11 @@ const USAGE = `Usage: npm run ops -- <command>
   partner:create --email E --business B [--password P]
   key:create --partner ID --label L [--test]
   rider:create --name N [--vehicle V] [--lat LAT --lng LNG]
-  outbox --to PHONE`;
+  rider:token --rider ID
+  rider:revoke --rider ID
+  outbox --to PHONE
+  calls --delivery ID
+  call:place --via NUMBER`;
 
 async function databaseUrl(): Promise<string> {
   if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
@@ -76,7 +85,13 @@ function ghanaPhone(raw: string): string {
   return phone;
 }
 
-const COMMANDS = ['partner:create', 'key:create', 'rider:create', 'outbox'];
+function riderOption(raw: string | undefined): string {
+  if (!raw) fail(USAGE);
+  if (!isUuid(raw)) fail('Unknown rider');
+  return raw;
+}
+
+const COMMANDS = ['partner:create', 'key:create', 'rider:create', 'rider:token', 'rider:revoke', 'outbox', 'calls', 'call:place'];
 
 async function main(): Promise<void> {
   const [command, ...given] = process.argv.slice(2);
@@ -101,6 +116,9 @@ async function main(): Promise<void> {
       lat: { type: 'string' },
       lng: { type: 'string' },
       to: { type: 'string' },
+      rider: { type: 'string' },
+      delivery: { type: 'string' },
+      via: { type: 'string' },
     },
     strict: true,
   });
@@ -135,8 +153,34 @@ async function main(): Promise<void> {
       case 'rider:create': {
         const name = text(values.name, 'name', LIMITS.name);
         const vehicle = values.vehicle === undefined ? null : text(values.vehicle, 'vehicle', LIMITS.name);
-        const rider = await createRider(em, { name, vehicle, ...position(values.lat, values.lng) });
+        const rider = await createRider(em, { name, vehicle, ...position(values.lat, values.lng), tokenDays: riderTokenDays() });
         result = { rider_id: rider.riderId, rider_token: rider.riderToken };
+        break;
+      }
+      case 'rider:token': {
+        const riderId = riderOption(values.rider);
+        // Shown once, here; only its hash is stored. The old token stops working within the API's auth cache time.
+        const riderToken = generateSecret('live', 'rk');
+        if (!(await replaceToken(em, riderId, hashSecret(riderToken), riderTokenDays()))) fail('Unknown rider');
+        result = { rider_id: riderId, rider_token: riderToken };
+        break;
+      }
+      case 'rider:revoke': {
+        const riderId = riderOption(values.rider);
+        if (!(await revokeToken(em, riderId))) fail('Unknown rider');
+        result = { rider_id: riderId, revoked: true };
+        break;
+      }
+      case 'calls': {
+        if (!values.delivery) fail(USAGE);
+        if (!isUuid(values.delivery)) fail('Unknown delivery');
+        result = { calls: await readDeliveryCalls(em, values.delivery) };
+        break;
+      }
+      case 'call:place': {
+        // The local call bridge's stand-in for a phone dialling a masked number a rider was given.
+        if (!values.via) fail(USAGE);
+        result = await new LocalCallBridge(callSessionStore(() => em)).placeCall(normaliseGhanaPhone(values.via));
         break;
       }
       case 'outbox': {

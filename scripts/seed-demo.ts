@@ -1,4 +1,5 @@
-import { createApiKey, createPartner } from '../db/accounts';
+import { createApiKey, createPartner, findPartnerByEmail } from '../db/accounts';
+import { ensureDemoPaymentMethod } from '../db/demo-seed';
 import { initOrm } from '../db/orm';
 import { hashPassword } from '../api/dashboard/passwords';
 
@@ -17,7 +18,7 @@ async function main(): Promise<void> {
   const orm = await initOrm(process.env.DATABASE_URL as string, 2);
   const em = orm.em.fork();
   try {
-    const [existing] = await em.execute<{ id: string }[]>('select id from partners where lower(email) = lower(?)', [DEMO.email]);
+    const existing = await findPartnerByEmail(em, DEMO.email);
     const partnerId =
       existing?.id ??
       (
@@ -28,12 +29,7 @@ async function main(): Promise<void> {
           confirmed: true,
         })
       ).partnerId;
-    await em.execute(
-      `insert into payment_methods (id, partner_id, mode, provider, phone, account_name, is_default)
-       select gen_random_uuid(), ?, 'test', 'network_a', '+233241234567', 'Demo Shop Ltd', true
-       where not exists (select 1 from payment_methods where partner_id = ? and mode = 'test' and deleted_at is null)`,
-      [partnerId, partnerId],
-    );
+    await ensureDemoPaymentMethod(em, partnerId);
     const key = await createApiKey(em, { partnerId, label: `npm start ${new Date().toISOString()}`, mode: 'test' });
     process.stdout.write(`${JSON.stringify({ partner_id: partnerId, email: DEMO.email, password: DEMO.password, api_key: key.apiKey })}\n`);
   } finally {

@@ -30,7 +30,8 @@ async function main() {
   }
   ensureDependencies();
   const cli = ensureTemporalCli();
-  const { startTemporal, startEmbeddedPostgres, migrate, portInUse } = await import('./lib/stack.mjs');
+  const { startTemporal, migrate, portInUse } = await import('./lib/stack.mjs');
+  const { startEmbeddedPostgres } = await import('./lib/embedded-postgres.mjs');
   const { startNodeProcess, stopAll } = await import('./lib/pids.mjs');
 
   const temporalPort = Number(process.env.TEMPORAL_PORT ?? 7233);

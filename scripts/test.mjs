@@ -19,10 +19,22 @@ async function main() {
   ensureDependencies();
   const cli = ensureTemporalCli();
   const chromium = ensureChromium();
-  const { startTemporal, startEmbeddedPostgres, migrate, copyDatabase, freePort } = await import('./lib/stack.mjs');
+  const { startTemporal, migrate, freePort } = await import('./lib/stack.mjs');
+  const { startEmbeddedPostgres, copyDatabase } = await import('./lib/embedded-postgres.mjs');
   // Each run has its own folder, so two runs (say, two terminals) never share a database.
   const dataDir = path.join(root, '.data', 'test', String(process.pid));
   const stops = [];
+  let cleaning;
+  const cleanUp = () =>
+    (cleaning ??= (async () => {
+      for (const stop of stops.reverse()) await stop().catch(() => undefined);
+      rmSync(dataDir, { recursive: true, force: true });
+    })());
+  // Ctrl-C or a closed terminal: stop what this run started (the Temporal dev server runs in a
+  // process group of its own, so the terminal's signal does not reach it) and remove its folder.
+  for (const [signal, exitCode] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]]) {
+    process.once(signal, () => void cleanUp().finally(() => process.exit(exitCode)));
+  }
   let code = 1;
   try {
     if (jestArgs.length === 0) {
@@ -69,8 +81,7 @@ async function main() {
     });
     return code;
   } finally {
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    rmSync(dataDir, { recursive: true, force: true });
+    await cleanUp();
     say(`npm test finished in ${Math.round((Date.now() - started) / 1000)} s`);
   }
 }

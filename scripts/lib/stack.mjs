@@ -1,10 +1,11 @@
-// The local stack: Temporal dev server, PostgreSQL (embedded unless DATABASE_URL is given),
-// migrations. Used by `npm start`, `npm test` and `npm run bench`.
+// The local stack: Temporal dev server, PostgreSQL (embedded unless DATABASE_URL is given,
+// embedded-postgres.mjs), migrations. Used by `npm start`, `npm test` and `npm run bench`.
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, rmSync, openSync, chownSync, existsSync } from 'node:fs';
+import { mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { root, say } from './prepare.mjs';
+
 
 export const SEARCH_ATTRIBUTES = ['DeliveryStatus', 'PaymentStatus', 'PartnerId', 'DeliveryReference'];
 
@@ -75,7 +76,7 @@ export async function startTemporal({ cli, port, uiPort, dbFile, wal = true, log
   const child = spawn(cli, args, { stdio: ['ignore', out, out], detached: true });
   let exited = null;
   child.once('exit', (code) => (exited = code));
-  // Whatever ends this process (embedded-postgres's own Ctrl-C hook exits early), the dev server goes too.
+  // Whatever ends this process, the dev server goes too.
   process.once('exit', () => {
     try {
       process.kill(-child.pid, 'SIGTERM');
@@ -114,62 +115,6 @@ export function stopProcess(child) {
       }
     }, 8000).unref();
   });
-}
-
-/**
- * An embedded PostgreSQL under `dataDir`. As root, PostgreSQL refuses to run, so the server runs
- * as the `postgres` user (created if missing) and its folders are handed to it.
- */
-export async function startEmbeddedPostgres({ dataDir, port, fresh = false }) {
-  const { default: EmbeddedPostgres } = await import('embedded-postgres');
-  if (fresh) rmSync(dataDir, { recursive: true, force: true });
-  mkdirSync(path.dirname(dataDir), { recursive: true });
-  const pg = new EmbeddedPostgres({
-    databaseDir: dataDir,
-    port,
-    user: 'postgres',
-    password: 'postgres',
-    authMethod: 'password',
-    persistent: true,
-    createPostgresUser: true,
-    onLog: () => {},
-    onError: () => {},
-  });
-  const initialised = existsSync(path.join(dataDir, 'PG_VERSION'));
-  if (!initialised) await pg.initialise();
-  if (process.getuid?.() === 0) {
-    // The postgres user must be able to write the socket/lock files next to its data.
-    const ids = spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' });
-    const gids = spawnSync('id', ['-g', 'postgres'], { encoding: 'utf8' });
-    if (ids.status === 0) chownSync(dataDir, Number(ids.stdout.trim()), Number(gids.stdout.trim()));
-  }
-  await pg.start();
-  const client = pg.getPgClient('postgres', '127.0.0.1');
-  await client.connect();
-  const exists = await client.query("select 1 from pg_database where datname = 'delivery'");
-  if (exists.rowCount === 0) await client.query('create database delivery');
-  await client.end();
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/delivery`, stop: () => pg.stop() };
-}
-
-/**
- * A copy of the database at `url` (migrated, with nobody connected to it), made on the same server
- * under `name`; returns the copy's URL.
- */
-export async function copyDatabase(url, name) {
-  const { default: pg } = await import('pg');
-  const at = new URL(url);
-  const source = decodeURIComponent(at.pathname.slice(1));
-  at.pathname = '/postgres';
-  const client = new pg.Client({ connectionString: at.toString() });
-  await client.connect();
-  try {
-    await client.query(`create database "${name}" template "${source}"`);
-  } finally {
-    await client.end();
-  }
-  at.pathname = `/${name}`;
-  return at.toString();
 }
 
 /** Runs the MikroORM migrations against `databaseUrl` in a child process. */
