@@ -20,8 +20,8 @@ export type ChargeOutcome =
   | { kind: 'pay_offline'; settleAfterVerifies: number; finalStatus: 'success' | 'failed'; gatewayResponse?: string }
   | { kind: 'send_otp' }
   | { kind: 'decline'; gatewayResponse: string }
-  /** The charge is recorded but the answer never comes, as when a response is lost. */
-  | { kind: 'hang' }
+  /** The charge is recorded but the answer never comes, as when a response is lost; it settles as `settlesAs` when first verified. */
+  | { kind: 'hang'; settlesAs?: 'success' | 'failed' }
   | { kind: 'server_error' };
 
 export type FakeChargeStatus = 'success' | 'failed' | 'ongoing' | 'send_otp';
@@ -71,6 +71,8 @@ export interface PaystackFake {
   setBehaviour(phoneSuffix: string, outcome: ChargeOutcome): void;
   /** The next `calls` verify lookups miss even existing transactions, as a lagging read replica would. */
   setVerifyLag(calls: number): void;
+  /** The next `calls` verify lookups answer 500, as Paystack in an outage would. */
+  setVerifyFailures(calls: number): void;
   /** POSTs a signed `charge.success`/`charge.failed` event for a charge and settles it accordingly. */
   sendWebhook(
     url: string,
@@ -100,6 +102,7 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
   const charges = new Map<string, FakeCharge>();
   const requests: RecordedRequest[] = [];
   let verifyLag = 0;
+  let verifyFailures = 0;
   let nextId = 1;
 
   const outcomeFor = (phone: string): ChargeOutcome => {
@@ -211,6 +214,10 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
   }
 
   function handleVerify(reference: string, reply: Reply): void {
+    if (verifyFailures > 0) {
+      verifyFailures -= 1;
+      return reply(500, { status: false, message: 'An error occurred' });
+    }
     const charge = charges.get(reference);
     if (charge === undefined || verifyLag > 0) {
       if (verifyLag > 0) verifyLag -= 1;
@@ -221,6 +228,10 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     if (outcome.kind === 'pay_offline' && charge.status === 'ongoing' && charge.verifyCount >= outcome.settleAfterVerifies) {
       charge.status = outcome.finalStatus;
       charge.gatewayResponse = outcome.gatewayResponse ?? (outcome.finalStatus === 'success' ? 'Approved' : 'Declined');
+    }
+    if (outcome.kind === 'hang' && outcome.settlesAs && charge.status === 'ongoing') {
+      charge.status = outcome.settlesAs;
+      charge.gatewayResponse = outcome.settlesAs === 'success' ? 'Approved' : 'Declined';
     }
     reply(200, { status: true, message: 'Verification successful', data: chargeData(charge) });
   }
@@ -255,6 +266,9 @@ export async function startPaystackFake(options: PaystackFakeOptions = {}): Prom
     },
     setVerifyLag(calls) {
       verifyLag = calls;
+    },
+    setVerifyFailures(calls) {
+      verifyFailures = calls;
     },
     async sendWebhook(url, reference, event = 'charge.success') {
       const charge = charges.get(reference);

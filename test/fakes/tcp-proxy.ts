@@ -13,6 +13,11 @@ export interface TcpProxy {
   /** Stops relaying in both directions without closing anything; new connections are held too. */
   freeze(): void;
   /**
+   * Relays again after `freeze`, as when a frozen process resumes: what was held meanwhile goes
+   * through, in order (requests the client has given up on reach the service late).
+   */
+  thaw(): void;
+  /**
    * The next request whose bytes match `pattern` reaches the service, but its answer is lost: the
    * connection it came on is cut as the answer arrives (a COMMIT done, the client never told).
    * `then` runs at that moment.
@@ -25,6 +30,10 @@ export interface TcpProxy {
 
 export async function startTcpProxy(targetHost: string, targetPort: number): Promise<TcpProxy> {
   const sockets = new Set<net.Socket>();
+  /** Each relayed connection's way through, to be joined again after a freeze. */
+  const relays = new Set<{ client: net.Socket; upstream: net.Socket; answers: Transform }>();
+  /** Connections accepted while frozen, not yet relayed. */
+  const held = new Set<net.Socket>();
   let frozen = false;
   let losing: RegExp | null = null;
   let onLost: (() => void) | undefined;
@@ -38,34 +47,43 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
         track(client);
         if (frozen) {
           client.pause();
+          held.add(client);
+          client.once('close', () => held.delete(client));
           return;
         }
-        const upstream = net.connect(targetPort, targetHost);
-        track(upstream);
-        let answerLost = false;
-        client.on('data', (chunk: Buffer) => {
-          if (losing && losing.test(chunk.toString('latin1'))) {
-            losing = null;
-            answerLost = true;
-          }
-        });
-        const answers = new Transform({
-          transform(chunk, _encoding, done) {
-            if (!answerLost) return done(null, chunk);
-            answerLost = false;
-            client.destroy();
-            upstream.destroy();
-            onLost?.();
-            done();
-          },
-        });
-        client.pipe(upstream).pipe(answers).pipe(client);
-        client.on('error', () => upstream.destroy());
-        upstream.on('error', () => client.destroy());
+        relay(client);
       });
       server.once('error', reject);
       server.listen(port, '127.0.0.1', () => resolve(server));
     });
+  /** Joins a client's connection to a new one to the service. */
+  const relay = (client: net.Socket) => {
+    const upstream = net.connect(targetPort, targetHost);
+    track(upstream);
+    let answerLost = false;
+    client.on('data', (chunk: Buffer) => {
+      if (losing && losing.test(chunk.toString('latin1'))) {
+        losing = null;
+        answerLost = true;
+      }
+    });
+    const answers = new Transform({
+      transform(chunk, _encoding, done) {
+        if (!answerLost) return done(null, chunk);
+        answerLost = false;
+        client.destroy();
+        upstream.destroy();
+        onLost?.();
+        done();
+      },
+    });
+    client.pipe(upstream).pipe(answers).pipe(client);
+    client.on('error', () => upstream.destroy());
+    upstream.on('error', () => client.destroy());
+    const way = { client, upstream, answers };
+    relays.add(way);
+    client.once('close', () => relays.delete(way));
+  };
 
   let server: net.Server | null = await listen(0);
   const port = (server.address() as AddressInfo).port;
@@ -83,6 +101,20 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
       for (const socket of sockets) {
         socket.unpipe();
         socket.pause();
+      }
+    },
+    thaw() {
+      frozen = false;
+      for (const { client, upstream, answers } of relays) {
+        client.pipe(upstream);
+        upstream.pipe(answers);
+        client.resume();
+        upstream.resume();
+      }
+      for (const client of held) {
+        held.delete(client);
+        relay(client);
+        client.resume();
       }
     },
     loseNextAnswerTo(pattern, then) {

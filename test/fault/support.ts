@@ -255,6 +255,7 @@ export function spawnApi(port: number, env: Record<string, string> = {}): ChildH
       // The fault tests poll every delivery every 50 ms until it settles; at 600 a minute the
       // key's budget could run out on the last read (and a rider's on its retries). Rate limits are rate-limit.test.ts's subject.
       RATE_LIMIT_PARTNER_PER_MINUTE: '1000000',
+      RATE_LIMIT_PARTNER_TEST_PER_MINUTE: '1000000',
       RATE_LIMIT_RIDER_PER_MINUTE: '1000000',
       ...FAST_TIMINGS,
       ...env,

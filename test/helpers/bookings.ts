@@ -1,3 +1,8 @@
+import { randomUUID } from 'node:crypto';
+import * as bookings from '../../db/bookings';
+import type { Orm } from '../../db/orm';
+import { poolTransaction } from '../../db/pool-query';
+import { deliveryReference } from '../../domain/reference';
 import { api } from './http';
 
 /** Sandbox test numbers (DESIGN section 6). */
@@ -56,4 +61,41 @@ export async function book(baseUrl: string, key: string, overrides: Record<strin
   const res = await api(baseUrl, key).post('/partner/deliveries', bookingBody(overrides));
   if (res.status !== 201) throw new Error(`book: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body as { id: string; status: string; [key: string]: any };
+}
+
+/**
+ * A booking's rows committed with no workflow started, as an API process that died between the
+ * commit and the start leaves them. Returns the delivery id.
+ */
+export async function commitBookingRow(orm: Orm, owner: { partnerId: string; mode: 'live' | 'test'; paymentMethodId: string }): Promise<string> {
+  const id = randomUUID();
+  const body = bookingBody();
+  await poolTransaction(orm.em, (tx) =>
+    bookings.insert(tx, {
+      id,
+      partnerId: owner.partnerId,
+      mode: owner.mode,
+      reference: deliveryReference(id),
+      paymentMethodId: owner.paymentMethodId,
+      pickupAddress: body.pickup_address,
+      pickupLat: body.pickup_lat,
+      pickupLng: body.pickup_lng,
+      dropoffAddress: body.dropoff_address,
+      dropoffLat: body.dropoff_lat,
+      dropoffLng: body.dropoff_lng,
+      packageSize: body.package_size,
+      packageDescription: null,
+      recipientName: body.recipient_name,
+      recipientPhone: body.recipient_phone,
+      verificationMethod: 'none',
+      scheduledAt: null,
+      baseFare: 1000,
+      distanceMeters: 7000,
+      distanceFee: 1400,
+      serviceFee: 200,
+      totalFare: 2600,
+      stops: [],
+    }),
+  );
+  return id;
 }

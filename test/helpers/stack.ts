@@ -10,12 +10,17 @@ import type { ActivityDeps } from '../../activities/deps';
 import { createLogger } from '../../config/logger';
 import { loadSettings, type Settings } from '../../config/settings';
 import { initOrm, type Orm } from '../../db/orm';
+import { sandboxLedger } from '../../db/sandbox-ledger';
 import { selectGateways } from '../../integrations/mobile-money/select';
 import { selectMapProviders } from '../../integrations/select';
 import { LocalFilePhotos } from '../../integrations/storage/local-files';
+import { LocalCallBridge } from '../../integrations/calling/local-bridge';
+import { callSessionStore } from '../../db/call-sessions';
 import { activityDeps, signalWhenDebitsSettle } from '../../workers/activity-deps';
 import { runWorker } from '../../workers/run-worker';
-import { createWorker } from '../../workers/worker';
+import { ensureSchedules, projectSchedules, removeSchedules } from '../../workers/schedules';
+import { createWorkers, tuningFrom } from '../../workers/worker';
+import type { KeyMode } from '../../domain/api-key';
 
 /** How long a test worker may take to stop before it is stopped by force. */
 const WORKER_STOP_LIMIT_MS = 30_000;
@@ -30,7 +35,6 @@ export const FAST_TIMINGS: Record<string, string> = {
   ROBO_RIDER_STEP_SECONDS: '0.1',
   PAYMENT_POLL_SECONDS: '0.5',
   DEBIT_RETRY_INITIAL_SECONDS: '0.2',
-  BOOKING_COMMIT_GRACE_SECONDS: '10',
   SANDBOX_CONFIRM_MS: '200',
 };
 
@@ -48,25 +52,32 @@ export interface TestStack {
   orm: Orm;
   temporal: Client;
   baseUrl: string;
+  /** The worker of the live queue, and of the test queue: one process's two Workers, as in production. */
   worker: Worker | null;
+  testWorker: Worker | null;
   deps: AppDeps;
-  /** Restarts the worker (after `stopWorker`), as a crashed worker process would be. */
-  startWorker(): Promise<void>;
-  stopWorker(): Promise<void>;
+  /** Restarts the workers (after `stopWorker`), as a crashed worker process would be; `queues` picks some. */
+  startWorker(queues?: KeyMode[]): Promise<void>;
+  stopWorker(queues?: KeyMode[]): Promise<void>;
   close(): Promise<void>;
 }
 
 export interface StackOptions {
   env?: Record<string, string>;
-  /** Start without a worker (the test starts it later, or never). */
+  /** Start without workers (the test starts them later, or never). */
   withoutWorker?: boolean;
   activityOverrides?: Partial<ActivityDeps>;
   appOverrides?: Partial<AppDeps>;
+  /**
+   * Run the project's Temporal Schedules (the booking sweeper) on this stack's task queue, as a
+   * worker process does, at the intervals `env` sets; deleted when the stack closes.
+   */
+  withSchedules?: boolean;
 }
 
 /**
- * A real API (listening on a loopback port) and a real worker on a task queue of this test
- * file's own, against the shared dev server and database that `npm test` started.
+ * A real API (listening on a loopback port) and real workers on task queues of this test file's
+ * own (the live one and its test-mode one), against the shared dev server and database that `npm test` started.
  */
 export async function startTestStack(options: StackOptions = {}): Promise<TestStack> {
   quietTemporalLogs();
@@ -85,8 +96,8 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
   const orm = await initOrm(settings.databaseUrl, settings.databasePoolMax);
   const clientConnection = await Connection.connect({ address: settings.temporalAddress });
   const temporal = new Client({ connection: clientConnection, namespace: settings.temporalNamespace });
-  const { sandbox, gateways } = selectGateways(settings, () => orm.em.fork());
-  signalWhenDebitsSettle(sandbox, temporal);
+  const { sandbox, gateways } = selectGateways(settings, sandboxLedger(() => orm.em.fork()));
+  signalWhenDebitsSettle(sandbox, temporal, orm);
   const maps = selectMapProviders(settings, logger);
   const deps: AppDeps = {
     settings,
@@ -95,6 +106,7 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
     logger,
     gateways,
     photos: new LocalFilePhotos(`${settings.dataDir}/test/uploads`),
+    calling: new LocalCallBridge(callSessionStore(() => orm.em.fork())),
     validateResponses: true,
     ...maps,
     ...options.appOverrides,
@@ -107,7 +119,7 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
   let nativeConnection: NativeConnection | null = null;
-  let running: Promise<boolean> | null = null;
+  const running = new Map<KeyMode, { worker: Worker; run: Promise<boolean> }>();
   let workerForced = false;
   const stack: TestStack = {
     settings,
@@ -115,37 +127,58 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
     temporal,
     baseUrl,
     worker: null,
+    testWorker: null,
     deps,
-    async startWorker() {
+    async startWorker(queues: KeyMode[] = ['live', 'test']) {
       nativeConnection ??= await NativeConnection.connect({ address: settings.temporalAddress });
-      const worker = await createWorker({
+      // The capacity settings as a worker process reads them (WORKER_TEST_MAX_… included).
+      const tuning = tuningFrom(settings);
+      const workers = await createWorkers({
         connection: nativeConnection,
         namespace: settings.temporalNamespace,
-        taskQueue: settings.temporalTaskQueue,
+        liveQueue: settings.temporalTaskQueue,
+        queues: queues.filter((mode) => !running.has(mode)),
         workflowBundlePath: process.env.WORKFLOW_BUNDLE,
         deps: { ...activityDeps({ settings, orm, temporal, logger, gateways }), ...options.activityOverrides },
         // A suite's teardown must end within jest's hook timeout even when a shutdown stalls.
-        tuning: { shutdownForceTime: `${WORKER_STOP_LIMIT_MS}ms` },
+        tuning: {
+          live: { ...tuning.live, shutdownForceTime: `${WORKER_STOP_LIMIT_MS}ms` },
+          test: { ...tuning.test, shutdownForceTime: `${WORKER_STOP_LIMIT_MS}ms` },
+        },
       });
-      stack.worker = worker;
-      running = runWorker(worker);
+      for (const { mode, worker } of workers) {
+        running.set(mode, { worker, run: runWorker(worker) });
+        if (mode === 'live') stack.worker = worker;
+        else stack.testWorker = worker;
+      }
     },
-    async stopWorker() {
-      if (stack.worker && stack.worker.getState() === 'RUNNING') stack.worker.shutdown();
+    async stopWorker(queues: KeyMode[] = ['live', 'test']) {
       const stopping = Date.now();
-      const released = await running?.catch((error: unknown) => {
-        if (!(error instanceof GracefulShutdownPeriodExpiredError)) throw error;
-        return false;
+      const stopped = queues.flatMap((mode) => {
+        const entry = running.get(mode);
+        if (!entry) return [];
+        if (entry.worker.getState() === 'RUNNING') entry.worker.shutdown();
+        running.delete(mode);
+        if (mode === 'live') stack.worker = null;
+        else stack.testWorker = null;
+        return [entry.run];
       });
+      const released = await Promise.all(
+        stopped.map((run) =>
+          run.catch((error: unknown) => {
+            if (!(error instanceof GracefulShutdownPeriodExpiredError)) throw error;
+            return false;
+          }),
+        ),
+      );
       // A worker stopped by force, or one the SDK still holds, keeps its connection held.
-      if (released === false) workerForced = true;
+      if (released.includes(false)) workerForced = true;
       // Said out loud: a shutdown this slow is worth a look, even when the suite passes.
       const tookMs = Date.now() - stopping;
       if (tookMs > 10_000) process.stderr.write(`test stack: the worker took ${tookMs} ms to stop\n`);
-      running = null;
-      stack.worker = null;
     },
     async close() {
+      if (options.withSchedules) await removeSchedules(temporal, projectSchedules(settings));
       await stack.stopWorker();
       await new Promise((resolve) => server.close(resolve));
       server.closeAllConnections();
@@ -156,5 +189,6 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
     },
   };
   if (!options.withoutWorker) await stack.startWorker();
+  if (options.withSchedules) await ensureSchedules(temporal, projectSchedules(settings));
   return stack;
 }

@@ -9,7 +9,7 @@ import { buildOpenApiDocument } from '../../api/openapi/document';
 if (process.env.FC_SEED !== 'random') fc.configureGlobal({ seed: Number(process.env.FC_SEED ?? 20261121) });
 
 const RUNS_PER_OPERATION = 80;
-const UNLIMITED = { RATE_LIMIT_PARTNER_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000', RATE_LIMIT_PLACES_PER_MINUTE: '1000000' };
+const UNLIMITED = { RATE_LIMIT_PARTNER_PER_MINUTE: '1000000', RATE_LIMIT_PARTNER_TEST_PER_MINUTE: '1000000', RATE_LIMIT_PARTNER_IP_PER_MINUTE: '1000000', RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000', RATE_LIMIT_PLACES_PER_MINUTE: '1000000' };
 
 let stack: TestStack;
 let partner: Awaited<ReturnType<typeof makePartner>>;

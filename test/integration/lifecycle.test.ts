@@ -141,10 +141,13 @@ describe('delivery lifecycle over HTTP', () => {
     ];
     const created = await book(stack.baseUrl, partner.liveKey, { additional_stops: stops, package_description: 'Documents' });
     const pick = (from: Record<string, unknown>, fields: string[]) => Object.fromEntries(fields.map((field) => [field, from[field] ?? null]));
-    const parcel = ['recipient_name', 'recipient_phone', 'package_size', 'package_description'];
+    // Recipients are reached through a masked number, never their own (DESIGN section 10).
+    const parcel = ['recipient_name', 'package_size', 'package_description'];
+    const call = { via: expect.stringMatching(/^\+23330\d{7}$/), expires_at: expect.any(String) };
     const stopView = (stop: Record<string, unknown>, index: number, status: string) => ({
       index,
       ...pick(stop, ['dropoff_address', 'dropoff_lat', 'dropoff_lng', ...parcel]),
+      call,
       status,
     });
     // The job as booked: every field the rider needs, from what the partner sent.
@@ -157,6 +160,7 @@ describe('delivery lifecycle over HTTP', () => {
       reference: created.reference,
       status: 'accepted',
       ...booked,
+      call,
       verification_method: 'none',
       stops: stops.map((stop, index) => stopView(stop, index, 'pending')),
     });

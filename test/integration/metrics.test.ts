@@ -8,11 +8,14 @@ import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
 import { startTestStack, type TestStack } from '../helpers/stack';
+import { requestRecheck } from '../../db/debits';
+import { debitReconciliationWorkflow } from '../../workflows/debit-reconciliation';
 
 let stack: TestStack;
 let receiver: Server;
 let receiverUrl: string;
 let workerMetricsUrl: string;
+const METRICS_TOKEN = 'metrics-token-for-the-scraper-0123456789';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -62,7 +65,7 @@ beforeAll(async () => {
   receiver = await startReceiver();
   receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
   // Quick retries, so a callback that is never accepted runs out of attempts within the test.
-  stack = await startTestStack({ env: { WEBHOOK_RETRY_INITIAL_SECONDS: '0.05', WEBHOOK_RETRY_COEFFICIENT: '1.5' } });
+  stack = await startTestStack({ env: { WEBHOOK_RETRY_INITIAL_SECONDS: '0.05', WEBHOOK_RETRY_COEFFICIENT: '1.5', METRICS_TOKEN } });
 });
 
 afterAll(async () => {
@@ -70,8 +73,9 @@ afterAll(async () => {
   await new Promise((resolve) => receiver?.close(resolve));
 });
 
+/** Scrapes as Prometheus does: the API's endpoint with its bearer token, the worker's (on the internal network) without. */
 async function scrape(url: string): Promise<{ contentType: string; text: string }> {
-  const response = await fetch(url);
+  const response = await fetch(url, url.startsWith(stack.baseUrl) ? { headers: { Authorization: `Bearer ${METRICS_TOKEN}` } } : {});
   expect(response.status).toBe(200);
   return { contentType: response.headers.get('content-type') ?? '', text: await response.text() };
 }
@@ -98,6 +102,19 @@ describe('GET /metrics on the API', () => {
     expect(text).not.toContain(unknownId);
     // The Node.js runtime comes along: event-loop lag is the first sign of an overloaded API.
     expect(sample(text, 'nodejs_eventloop_lag_p99_seconds')).toEqual(expect.any(Number));
+  });
+
+  it.each([
+    ['no token', {}],
+    ['a wrong token', { Authorization: 'Bearer not-the-metrics-token' }],
+    ['a partner key instead', { Authorization: 'Bearer sk_test_whatever' }],
+  ])('answers 401 in the error envelope with %s, and shows no metric', async (_what, headers: Record<string, string>) => {
+    const response = await fetch(`${stack.baseUrl}/metrics`, { headers });
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toBe('Bearer');
+    const body = await response.text();
+    expect(JSON.parse(body)).toMatchObject({ error: { code: 'unauthorized', message: expect.stringContaining('METRICS_TOKEN') } });
+    expect(body).not.toContain('http_requests_total');
   });
 });
 
@@ -145,4 +162,27 @@ describe('business metrics', () => {
     // The Temporal SDK's own metrics share the endpoint.
     expect(sample(worker, 'temporal_activity_execution_failed', { activity_type: 'sendWebhook' })).toBeGreaterThan(0);
   }, 60_000);
+
+  it('counts a debit record corrected to the gateway’s word on the worker', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const booked = await book(stack.baseUrl, partner.liveKey);
+    const client = api(stack.baseUrl, partner.liveKey);
+    await eventually(async () => (await client.get(`/partner/deliveries/${booked.id}`)).body.payment_status === 'paid', 10_000, 'paid');
+    await client.post(`/partner/deliveries/${booked.id}/cancel`);
+    await stack.temporal.workflow.getHandle(`delivery-${booked.id}`).result();
+
+    // The sandbox network reverses the charge, and a report of it asks for a recheck.
+    await stack.orm.em.fork().execute(`update sandbox_momo_transactions set state = 'failed', reason = 'Reversed' where reference = ?`, [booked.id]);
+    await requestRecheck(stack.orm.em.fork(), booked.id);
+    await stack.temporal.workflow.execute(debitReconciliationWorkflow, {
+      taskQueue: stack.settings.temporalTaskQueue,
+      workflowId: `debit-reconciliation-${randomUUID()}`,
+      args: [{ pendingAfterSeconds: 3600, batch: 100 }],
+    });
+
+    expect((await client.get(`/partner/deliveries/${booked.id}`)).body.payment_status).toBe('failed');
+    const { text } = await scrape(workerMetricsUrl);
+    expect(sample(text, 'debit_corrections_total', { from: 'paid', to: 'failed' })).toBe(1);
+  });
 });

@@ -3,6 +3,8 @@ import { promisify } from 'node:util';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { api } from '../helpers/http';
 import { dashboardClient } from '../helpers/dashboard';
+import { RIDER_AUTH_CACHE_MS } from '../../api/middleware/rider-auth';
+import { hashSecret } from '../../domain/api-key';
 
 const run = promisify(execFile);
 
@@ -49,7 +51,7 @@ describe('operator commands', () => {
   it('prints its usage on --help without a database, and refuses an unknown command', async () => {
     const env = { ...process.env, DATABASE_URL: '', STACK_DATA_DIR: '/nonexistent' };
     const help = await run('npm', ['run', '--silent', 'ops', '--', '--help'], { env });
-    expect(help.stdout).toMatch(/^Usage: npm run ops -- <command>\n(.+\n){4}$/);
+    expect(help.stdout).toMatch(/^Usage: npm run ops -- <command>\n(.+\n){8}$/);
     const unknown = await run('npm', ['run', '--silent', 'ops', '--', 'partner:delete'], { env }).catch((error: { code: number; stdout: string }) => error);
     expect(unknown).toMatchObject({ code: 2 });
     expect(JSON.parse((unknown as { stdout: string }).stdout).error).toMatch(/^Unknown command partner:delete/);
@@ -61,6 +63,64 @@ describe('operator commands', () => {
     const res = await api(stack.baseUrl, rider.rider_token).put('/rider/availability', { online: true });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ online: true });
+  }, 60_000);
+
+  it('keeps only a hash of a rider token, whose expiry is RIDER_TOKEN_DAYS away', async () => {
+    const rider = await ops('rider:create', '--name', 'Efua Hash');
+    const [row] = await stack.orm.em
+      .fork()
+      .execute<{ token_hash: string; days: number }[]>(
+        'select token_hash, round(extract(epoch from token_expires_at - now()) / 86400) as days from riders where id = ?',
+        [rider.rider_id],
+      );
+    expect(row!.token_hash).toBe(hashSecret(rider.rider_token));
+    expect(row!.token_hash).not.toContain(rider.rider_token);
+    expect(Number(row!.days)).toBe(30);
+    const shorter = await run('npm', ['run', '--silent', 'ops', '--', 'rider:create', '--name', 'Efua Week'], {
+      env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, RIDER_TOKEN_DAYS: '7' },
+    });
+    const week = JSON.parse(shorter.stdout);
+    const [weekRow] = await stack.orm.em
+      .fork()
+      .execute<{ days: number }[]>('select round(extract(epoch from token_expires_at - now()) / 86400) as days from riders where id = ?', [week.rider_id]);
+    expect(Number(weekRow!.days)).toBe(7);
+  }, 60_000);
+
+  it('refuses an expired rider token with 401 in the error envelope', async () => {
+    const rider = await ops('rider:create', '--name', 'Yaw Expired');
+    await stack.orm.em.fork().execute("update riders set token_expires_at = now() - interval '1 second' where id = ?", [rider.rider_id]);
+    const res = await api(stack.baseUrl, rider.rider_token).get('/rider/offers');
+    expect(res.status).toBe(401);
+    expect(res.body.error).toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/expired/) });
+  }, 60_000);
+
+  it('rotates a rider token: the new one works and the old one is refused within the auth cache time', async () => {
+    const rider = await ops('rider:create', '--name', 'Akua Rotate');
+    const old = api(stack.baseUrl, rider.rider_token);
+    expect((await old.get('/rider/offers')).status).toBe(200);
+    const rotated = await ops('rider:token', '--rider', rider.rider_id);
+    expect(rotated).toEqual({ rider_id: rider.rider_id, rider_token: expect.stringMatching(/^rk_/) });
+    expect(rotated.rider_token).not.toBe(rider.rider_token);
+    expect((await api(stack.baseUrl, rotated.rider_token).get('/rider/offers')).status).toBe(200);
+    await new Promise((resolve) => setTimeout(resolve, RIDER_AUTH_CACHE_MS + 100));
+    const refused = await old.get('/rider/offers');
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('unauthorized');
+  }, 60_000);
+
+  it('revokes a rider token, refused once the auth cache time has passed', async () => {
+    const rider = await ops('rider:create', '--name', 'Kwesi Revoke');
+    const app = api(stack.baseUrl, rider.rider_token);
+    expect((await app.get('/rider/offers')).status).toBe(200);
+    expect(await ops('rider:revoke', '--rider', rider.rider_id)).toEqual({ rider_id: rider.rider_id, revoked: true });
+    await new Promise((resolve) => setTimeout(resolve, RIDER_AUTH_CACHE_MS + 100));
+    const refused = await app.get('/rider/offers');
+    expect(refused.status).toBe(401);
+    expect(refused.body.error.code).toBe('unauthorized');
+    const unknown = await run('npm', ['run', '--silent', 'ops', '--', 'rider:revoke', '--rider', '00000000-0000-4000-8000-000000000000'], {
+      env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL },
+    }).catch((error: { code: number; stdout: string }) => error);
+    expect(unknown).toMatchObject({ code: 2 });
   }, 60_000);
 
   it('reads the SMS outbox for a number, newest first', async () => {

@@ -6,8 +6,16 @@ import { api } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
 import { deliveryWorkflowId } from '../../domain/reference';
 
-/** What a production process needs beyond the test stack's own settings. */
-const PRODUCTION = { NODE_ENV: 'production', SITE_URL: 'https://track.example.com.gh' };
+/**
+ * What a production process needs beyond the test stack's own settings. It runs as staging does
+ * (ALLOW_SANDBOX_IN_PRODUCTION): live bookings here are paid on the sandbox network.
+ */
+const PRODUCTION = {
+  NODE_ENV: 'production',
+  SITE_URL: 'https://track.example.com.gh',
+  ALLOW_SANDBOX_IN_PRODUCTION: 'true',
+  METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop',
+};
 
 /** An HTTPS URL on a public address, written as an IP so the check needs no DNS. */
 const PUBLIC_URL = 'https://93.184.215.14/hooks/deliveries';

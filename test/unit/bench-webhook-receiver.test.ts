@@ -1,4 +1,4 @@
-import { signatureHeader } from '../../activities/webhooks';
+import { signatureHeader } from '../../domain/webhook-signature';
 import { startWebhookReceiver } from '../../bench/lib/webhook-receiver.mjs';
 
 const secret = 'whsec_bench_secret';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { SearchAttributeType } from '@temporalio/common';
 import { DockerfileParser, type Instruction, type ModifiableInstruction } from 'dockerfile-ast';
 import { parse } from 'yaml';
-import { loadSettings } from '../../config/settings';
+import { loadSettings, sandboxedInProduction, SettingsError } from '../../config/settings';
 import { DeliveryReferenceKey, DeliveryStatusKey, PartnerIdKey, PaymentStatusKey } from '../../workflows/messages';
 
 // Docker cannot run in CI, so the deployment files are checked by reading them: what they run,
@@ -35,15 +35,48 @@ const service = (name: string): Service => {
   return found;
 };
 
-/** `${NAME:-default}` and `${NAME}` as compose resolves them when NAME is not set. */
-function interpolate(value: string): string {
-  return value.replace(/\$\{([A-Z0-9_]+)(?::?-([^}]*))?\}/g, (_match, _name: string, fallback?: string) => fallback ?? '');
+/**
+ * `${NAME:-default}`, `${NAME-default}` and `${NAME}` as compose resolves them with the operator's
+ * variables (`.env` or the shell): none given, every default.
+ */
+function interpolate(value: string, operator: Env = {}): string {
+  return value.replace(/\$\{([A-Z0-9_]+)(:?)(?:-([^}]*))?\}/g, (_match, name: string, colon: string, fallback?: string) => {
+    const set = operator[name];
+    if (set !== undefined && (set !== '' || colon === '')) return set;
+    return fallback ?? set ?? '';
+  });
 }
 
-function environmentOf(name: string): Env {
+function environmentOf(name: string, operator: Env = {}): Env {
   const raw = service(name).environment ?? {};
   const pairs = Array.isArray(raw) ? raw.map((line) => line.split(/=(.*)/s).slice(0, 2) as [string, string]) : Object.entries(raw);
-  return Object.fromEntries(pairs.map(([key, value]) => [key, interpolate(String(value ?? ''))]));
+  return Object.fromEntries(pairs.map(([key, value]) => [key, interpolate(String(value ?? ''), operator)]));
+}
+
+/** What an operator sets for a live stack: a real gateway, SMS provider and SMTP server. */
+const LIVE_OPERATOR: Env = {
+  SITE_URL: 'https://deliveries.example.com.gh',
+  PAYMENT_GATEWAY: 'paystack',
+  PAYSTACK_SECRET_KEY: 'sk_live_0000000000000000000000000000',
+  SMS_PROVIDER: 'http',
+  SMS_URL: 'https://sms.example.com.gh/v1/send',
+  SMS_API_KEY: 'sms-key',
+  SMTP_URL: 'smtps://mailer:password@smtp.example.com.gh:465',
+  MAIL_FROM: 'Deliveries <no-reply@example.com.gh>',
+  METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop',
+};
+
+/** What a staging stack (or a laptop trying the compose file) sets: the site and the one opt-in. */
+const STAGING_OPERATOR: Env = { SITE_URL: 'http://localhost:3000', ALLOW_SANDBOX_IN_PRODUCTION: 'true', METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop' };
+
+function refusal(env: Env): SettingsError {
+  try {
+    loadSettings(env);
+  } catch (error) {
+    if (error instanceof SettingsError) return error;
+    throw error;
+  }
+  throw new Error('expected the settings to be refused');
 }
 
 /** Every environment variable config/settings.ts reads: those it names, and those it asks for while loading. */
@@ -57,7 +90,8 @@ function settingNames(): Set<string> {
       },
     });
   loadSettings(recording({ DATABASE_URL: 'postgres://localhost/delivery' }));
-  loadSettings(recording({ ...environmentOf('worker') }));
+  loadSettings(recording({ ...environmentOf('worker', LIVE_OPERATOR) }));
+  loadSettings(recording({ ...environmentOf('worker', STAGING_OPERATOR) }));
   return names;
 }
 
@@ -99,6 +133,11 @@ describe('the compose file', () => {
     expect(setup.entrypoint).toEqual(['/bin/sh', '/setup-temporal.sh']);
   });
 
+  it('leaves the service settings out of the Temporal setup job', () => {
+    expect(read('temporal-docker/setup-temporal.sh')).not.toMatch(/PAYMENT_GATEWAY|SMS_PROVIDER|SMTP_URL|ALLOW_SANDBOX_IN_PRODUCTION|sandbox|outbox/);
+    expect(Object.keys(environmentOf('temporal-setup')).sort()).toEqual(['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_RETENTION']);
+  });
+
   it('registers every search attribute the workflows set, each as a Keyword', () => {
     const script = read('temporal-docker/setup-temporal.sh');
     const listed = /SEARCH_ATTRIBUTES="([^"]+)"/.exec(script)?.[1]?.split(/\s+/) ?? [];
@@ -130,9 +169,14 @@ describe('the compose file', () => {
     expect(service('api').image).toBe(service('worker').image);
   });
 
-  it('publishes the API, keeps Temporal and its UI on loopback, and exposes worker metrics to the network only', () => {
+  it('publishes the API only through its proxy, keeps Temporal and its UI on loopback, and exposes worker metrics to the network only', () => {
     const port = environmentOf('api').PORT;
-    expect(service('api').ports).toEqual([`${port}:${port}`]);
+    expect(service('api').ports).toBeUndefined();
+    expect(service('api').expose).toEqual([port]);
+    expect(service('proxy').ports).toEqual(['3000:80']);
+    expect(service('proxy').volumes).toEqual(['./nginx.conf:/etc/nginx/nginx.conf:ro']);
+    expect(service('proxy').depends_on).toEqual({ api: { condition: 'service_healthy' } });
+    expect(healthTest('proxy')).toContain('http://127.0.0.1/healthz');
     expect(service('temporal').ports).toEqual(['127.0.0.1:7233:7233']);
     expect(service('temporal-ui').ports).toEqual(['127.0.0.1:8080:8080']);
     const metricsPort = environmentOf('worker').WORKER_METRICS_PORT;
@@ -140,6 +184,21 @@ describe('the compose file', () => {
     // Replicas of the worker would fight over a host port, so none is published.
     expect(service('worker').ports).toBeUndefined();
     expect(service('worker').expose).toEqual([metricsPort]);
+  });
+
+  it('believes exactly the one proxy in front of the API, which overwrites whatever X-Forwarded-For a client sends', () => {
+    const nginx = read('temporal-docker/nginx.conf');
+    expect(nginx).toMatch(/^\s*listen 80;$/m);
+    expect(nginx).toContain(`http://api:${environmentOf('api').PORT}`);
+    expect(nginx).toMatch(/^\s*proxy_set_header X-Forwarded-For \$remote_addr;$/m);
+    expect(nginx).not.toContain('$proxy_add_x_forwarded_for');
+    expect(nginx).toMatch(/^\s*proxy_set_header Host \$host;$/m);
+    // Room for a hand-over photo (5 MB) and its multipart framing, streamed through unbuffered.
+    expect(nginx).toMatch(/^\s*client_max_body_size 6m;$/m);
+    expect(nginx).toMatch(/^\s*proxy_request_buffering off;$/m);
+    expect(loadSettings(environmentOf('api', LIVE_OPERATOR)).trustProxy).toBe(1);
+    // The worker serves no HTTP to clients: it needs no proxy setting.
+    expect(environmentOf('worker').TRUST_PROXY).toBeUndefined();
   });
 
   it('checks the health of every long-running part and starts the service only on a prepared stack', () => {
@@ -164,16 +223,56 @@ describe('the compose file', () => {
       expect({ service: name, unknown }).toEqual({ service: name, unknown: [] });
     }
     for (const name of ['api', 'worker']) {
-      const env = environmentOf(name);
+      const env = environmentOf(name, LIVE_OPERATOR);
       for (const required of ['NODE_ENV', 'SITE_URL', 'DATABASE_URL', 'TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_TASK_QUEUE']) {
         expect({ service: name, [required]: env[required] }).toEqual({ service: name, [required]: expect.stringMatching(/.+/) });
       }
       const settings = loadSettings(env);
       expect(settings.nodeEnv).toBe('production');
       expect(new URL(settings.databaseUrl).hostname).toBe('app-postgresql');
+      expect(sandboxedInProduction(settings)).toEqual([]);
     }
-    expect(loadSettings(environmentOf('worker')).workerMetricsPort).toBeGreaterThan(0);
-    expect(loadSettings(environmentOf('api')).port).toBe(3000);
+    expect(loadSettings(environmentOf('worker', LIVE_OPERATOR)).workerMetricsPort).toBeGreaterThan(0);
+    expect(loadSettings(environmentOf('api', LIVE_OPERATOR)).port).toBe(3000);
+  });
+
+  it('defaults nothing to a stand-in: the sandbox gateway, the SMS outbox, mail files or the opt-in', () => {
+    const text = read('temporal-docker/docker-compose.yml');
+    for (const variable of ['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'SITE_URL', 'METRICS_TOKEN']) {
+      expect({ variable, defaulted: new RegExp(`\\$\\{${variable}:?-`).test(text) }).toEqual({ variable, defaulted: false });
+    }
+    for (const name of ['api', 'worker']) {
+      const env = environmentOf(name);
+      expect({ service: name, PAYMENT_GATEWAY: env.PAYMENT_GATEWAY, SMS_PROVIDER: env.SMS_PROVIDER, SMTP_URL: env.SMTP_URL }).toEqual({
+        service: name,
+        PAYMENT_GATEWAY: '',
+        SMS_PROVIDER: '',
+        SMTP_URL: '',
+      });
+      expect(env.ALLOW_SANDBOX_IN_PRODUCTION).toBe('false');
+      expect(Object.values(env)).not.toEqual(expect.arrayContaining(['sandbox']));
+      expect(Object.values(env)).not.toEqual(expect.arrayContaining(['outbox']));
+    }
+  });
+
+  it('refuses to start the API and the worker when the operator sets nothing, naming each variable', () => {
+    for (const name of ['api', 'worker']) {
+      const error = refusal(environmentOf(name));
+      expect({ service: name, refused: error.problems.map((p) => p.variable) }).toEqual({
+        service: name,
+        refused: ['SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'METRICS_TOKEN'],
+      });
+    }
+    // Sandbox and outbox named outright are refused too, without the opt-in.
+    const named = refusal(environmentOf('api', { ...LIVE_OPERATOR, PAYMENT_GATEWAY: 'sandbox', SMS_PROVIDER: 'outbox' }));
+    expect(named.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'SMS_PROVIDER']);
+  });
+
+  it('runs a staging stack on the stand-ins with ALLOW_SANDBOX_IN_PRODUCTION=true alone', () => {
+    for (const name of ['api', 'worker']) {
+      const settings = loadSettings(environmentOf(name, STAGING_OPERATOR));
+      expect({ service: name, sandboxed: sandboxedInProduction(settings) }).toEqual({ service: name, sandboxed: ['payments', 'texts', 'mail'] });
+    }
   });
 
   it('connects the service to its own database with the credentials that database is created with', () => {
@@ -258,6 +357,14 @@ describe('the Dockerfile', () => {
     const known = settingNames();
     expect(Object.keys(env).filter((name) => !known.has(name))).toEqual([]);
     expect(env.NODE_ENV).toBe('production');
+  });
+
+  it('bakes in no stand-in: the deployment chooses the gateway, the SMS provider and SMTP', () => {
+    for (const variable of ['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'ALLOW_SANDBOX_IN_PRODUCTION', 'RATE_LIMIT_STORE', 'SESSION_SECRET', 'METRICS_TOKEN']) {
+      expect({ variable, value: env[variable] }).toEqual({ variable, value: undefined });
+    }
+    const error = refusal({ ...env, DATABASE_URL: 'postgres://delivery@db/delivery', SITE_URL: 'https://deliveries.example.com.gh' });
+    expect(error.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'METRICS_TOKEN']);
   });
 
   it('leaves the host’s node_modules, data and history out of the build context', () => {

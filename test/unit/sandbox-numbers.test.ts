@@ -2,16 +2,15 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { GatewayUnavailableError, PROVIDERS } from '../../integrations/mobile-money/gateway';
 import { NETWORK_PREFIXES } from '../../integrations/mobile-money/networks';
-import { SANDBOX_HOLDER_NAME, SandboxNetwork } from '../../integrations/mobile-money/sandbox';
+import { SANDBOX_HOLDER_NAME, SandboxNetwork, type SandboxLedger } from '../../integrations/mobile-money/sandbox';
 import { isGhanaPhone } from '../../domain/phone';
 
 // Name checks and outages never reach the ledger, so no database is needed for them.
-const sandbox = new SandboxNetwork({
-  em: () => {
-    throw new Error('the ledger is not part of this test');
-  },
-  confirmMs: 0,
-});
+const notInThisTest = (): never => {
+  throw new Error('the ledger is not part of this test');
+};
+const noLedger: SandboxLedger = { record: notInThisTest, find: notInThisTest, settleIfDue: notInThisTest };
+const sandbox = new SandboxNetwork({ ledger: noLedger, confirmMs: 0 });
 
 const DOC = readFileSync(path.join(__dirname, '../../docs/sandbox-mobile-money.md'), 'utf8');
 

@@ -1,8 +1,33 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { loadSettings, SettingsError } from '../../config/settings';
+import { loadSettings, sandboxedInProduction, sandboxWarning, SettingsError } from '../../config/settings';
 
 const base = { DATABASE_URL: 'postgres://u@localhost:5432/db' };
+
+/** Secrets whose values a refusal must never print. */
+const PAYSTACK_LIVE_KEY = 'sk_live_4d1c0ffee4d1c0ffee4d1c0ffee';
+const SMTP_PASSWORD = 'smtp-pass-9f8e7d';
+
+/** A production process with a real gateway, a real SMS provider and SMTP: starts, nothing sandboxed. */
+const live = {
+  ...base,
+  NODE_ENV: 'production',
+  SITE_URL: 'https://track.example.com.gh',
+  PAYMENT_GATEWAY: 'paystack',
+  PAYSTACK_SECRET_KEY: PAYSTACK_LIVE_KEY,
+  SMS_PROVIDER: 'http',
+  SMS_URL: 'https://sms.example.com.gh/v1/send',
+  SMS_API_KEY: 'sms-key-123',
+  SMTP_URL: `smtps://mailer:${SMTP_PASSWORD}@smtp.example.com.gh:465`,
+  MAIL_FROM: 'Deliveries <no-reply@example.com.gh>',
+  METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop',
+};
+
+/** The same, with some variables replaced; `undefined` removes one. */
+function liveWith(changes: Record<string, string | undefined>): Record<string, string> {
+  const env: Record<string, string | undefined> = { ...live, ...changes };
+  return Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
+}
 
 function caught(load: () => unknown): SettingsError {
   try {
@@ -25,7 +50,8 @@ describe('settings', () => {
     expect(s.webhookRetryInitialSeconds).toBe(15);
     expect(s.webhookTimeoutSeconds).toBe(10);
     expect(s.roboRiderStepSeconds).toBe(5);
-    expect(s.bookingCommitGraceSeconds).toBe(30);
+    expect(s.bookingSweepIntervalSeconds).toBe(60);
+    expect(s.bookingOrphanAfterSeconds).toBe(60);
     expect(s.referencePrefix).toBe('DLV');
     expect(s.paymentGateway).toBe('sandbox');
   });
@@ -39,8 +65,8 @@ describe('settings', () => {
     ['PORT', 'abc'],
     ['DISPATCH_TIMEOUT_SECONDS', '-5'],
     ['WEBHOOK_TIMEOUT_SECONDS', 'ten'],
-    // Under a second, a booking whose row commits a moment late would end unstarted.
-    ['BOOKING_COMMIT_GRACE_SECONDS', '0.5'],
+    // Schedules take intervals of a second or more.
+    ['BOOKING_SWEEP_INTERVAL_SECONDS', '0.5'],
     ['PAYMENT_GATEWAY', 'cash'],
     ['SITE_URL', 'not a url'],
     // Parses as a URL of scheme `localhost:`; every tracking link would be broken.
@@ -69,13 +95,13 @@ describe('settings', () => {
     // Outside production the site is the API's own port; in production that address would go out
     // in every tracking link, callback body and confirmation email, and point at nothing.
     const nothing = caught(() => loadSettings({ NODE_ENV: 'production' }));
-    expect(nothing.problems.map((p) => p.variable)).toEqual(['DATABASE_URL', 'SITE_URL']);
+    expect(nothing.problems.map((p) => p.variable)).toEqual(['DATABASE_URL', 'SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'METRICS_TOKEN']);
     expect(nothing.message).toMatch(/^DATABASE_URL: required/m);
     expect(nothing.message).toMatch(/^SITE_URL: required when NODE_ENV=production/m);
 
-    expect(() => loadSettings({ ...base, NODE_ENV: 'production' })).toThrow(/^SITE_URL: required when NODE_ENV=production/);
-    expect(() => loadSettings({ ...base, NODE_ENV: 'production', SITE_URL: '' })).toThrow(/^SITE_URL: required/);
-    const production = loadSettings({ ...base, NODE_ENV: 'production', SITE_URL: 'https://track.example.com.gh' });
+    expect(() => loadSettings(liveWith({ SITE_URL: undefined }))).toThrow(/^SITE_URL: required when NODE_ENV=production/);
+    expect(() => loadSettings(liveWith({ SITE_URL: '' }))).toThrow(/^SITE_URL: required/);
+    const production = loadSettings(live);
     expect(production.siteUrl).toBe('https://track.example.com.gh');
     expect(production.rateLimitStore).toBe('postgres');
   });
@@ -93,9 +119,162 @@ describe('settings', () => {
       timeout: 60_000,
     });
     expect(started.status).toBe(78);
-    expect(started.stderr.trim().split('\n')).toEqual([
-      'Invalid setting DATABASE_URL: required (npm start sets it)',
-      'Invalid setting SITE_URL: required when NODE_ENV=production: the address partners and recipients open the site at',
-    ]);
+    const lines = started.stderr.trim().split('\n');
+    expect(lines.map((line) => /^Invalid setting (\w+): /.exec(line)?.[1])).toEqual(['DATABASE_URL', 'SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'METRICS_TOKEN']);
+    expect(lines[0]).toBe('Invalid setting DATABASE_URL: required (npm start sets it)');
+    expect(lines[1]).toBe('Invalid setting SITE_URL: required when NODE_ENV=production: the address partners and recipients open the site at');
+    expect(lines[2]).toMatch(/PAYMENT_GATEWAY: required when NODE_ENV=production .*set PAYMENT_GATEWAY=paystack with PAYSTACK_SECRET_KEY, or ALLOW_SANDBOX_IN_PRODUCTION=true/);
   }, 70_000);
+});
+
+describe('production settings: no stand-in for a live service without the opt-in', () => {
+  it('starts with a real gateway, a real SMS provider and SMTP, and nothing is sandboxed', () => {
+    const settings = loadSettings(live);
+    expect(settings).toMatchObject({ paymentGateway: 'paystack', smsProvider: 'http', allowSandboxInProduction: false });
+    expect(sandboxedInProduction(settings)).toEqual([]);
+    expect(sandboxWarning(settings)).toBeUndefined();
+  });
+
+  it.each([
+    ['no payment gateway', { PAYMENT_GATEWAY: undefined }, 'PAYMENT_GATEWAY', /^required when NODE_ENV=production .*set PAYMENT_GATEWAY=paystack with PAYSTACK_SECRET_KEY, or ALLOW_SANDBOX_IN_PRODUCTION=true/],
+    ['the sandbox gateway', { PAYMENT_GATEWAY: 'sandbox' }, 'PAYMENT_GATEWAY', /^sandbox is refused when NODE_ENV=production: .*real riders would be dispatched; set PAYMENT_GATEWAY=paystack/],
+    ['a Paystack test key', { PAYSTACK_SECRET_KEY: 'sk_test_0123456789abcdef' }, 'PAYSTACK_SECRET_KEY', /^a Paystack test key \(sk_test_…\) is refused when NODE_ENV=production: .*set the live secret key/],
+    ['no SMS provider', { SMS_PROVIDER: undefined, SMS_URL: undefined, SMS_API_KEY: undefined }, 'SMS_PROVIDER', /^required when NODE_ENV=production .*set SMS_PROVIDER=http with SMS_URL and SMS_API_KEY, or ALLOW_SANDBOX_IN_PRODUCTION=true/],
+    ['the SMS outbox', { SMS_PROVIDER: 'outbox' }, 'SMS_PROVIDER', /^outbox is refused when NODE_ENV=production: live hand-over codes would .*never reach recipients; set SMS_PROVIDER=http/],
+    ['no SMTP server', { SMTP_URL: undefined }, 'SMTP_URL', /^required when NODE_ENV=production: .*files under MAIL_DIR; set an smtp:\/\/ or smtps:\/\/ URL, or ALLOW_SANDBOX_IN_PRODUCTION=true/],
+  ])('refuses %s, naming the variable and what to set', (_what, changes, variable, problem) => {
+    const error = caught(() => loadSettings(liveWith(changes)));
+    expect(error.problems).toEqual([{ variable, problem: expect.stringMatching(problem) }]);
+    expect(error.message).toMatch(new RegExp(`^${variable}: `));
+    expect(error.message).not.toContain(PAYSTACK_LIVE_KEY);
+    expect(error.message).not.toContain('0123456789abcdef');
+  });
+
+  it('names every stand-in at once, and each only once when its value is also misspelt', () => {
+    const error = caught(() => loadSettings(liveWith({ PAYMENT_GATEWAY: 'cash', SMS_PROVIDER: 'outbox', SMTP_URL: undefined })));
+    expect(error.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL']);
+    expect(error.problems[0]?.problem).toBe('expected one of sandbox, paystack, got "cash"');
+  });
+
+  it.each([
+    ['the sandbox gateway', { PAYMENT_GATEWAY: 'sandbox' }, ['payments']],
+    ['no payment gateway (the sandbox)', { PAYMENT_GATEWAY: undefined }, ['payments']],
+    ['a Paystack test key', { PAYSTACK_SECRET_KEY: 'sk_test_0123456789abcdef' }, ['payments']],
+    ['the SMS outbox', { SMS_PROVIDER: 'outbox' }, ['texts']],
+    ['no SMS provider (the outbox)', { SMS_PROVIDER: undefined }, ['texts']],
+    ['no SMTP server', { SMTP_URL: undefined, MAIL_FROM: undefined }, ['mail']],
+  ])('with ALLOW_SANDBOX_IN_PRODUCTION=true, accepts %s and lists it as sandboxed', (_what, changes, sandboxed) => {
+    const settings = loadSettings(liveWith({ ...changes, ALLOW_SANDBOX_IN_PRODUCTION: 'true' }));
+    expect(settings.allowSandboxInProduction).toBe(true);
+    expect(sandboxedInProduction(settings)).toEqual(sandboxed);
+    expect(sandboxWarning(settings)).toMatch(/^Sandboxed in production \(ALLOW_SANDBOX_IN_PRODUCTION=true\): .*Not for real customers\.$/);
+  });
+
+  it('lets a staging deployment run on every stand-in with the one opt-in variable, and says what each means', () => {
+    const settings = loadSettings({ ...base, NODE_ENV: 'production', SITE_URL: 'https://staging.example.com.gh', ALLOW_SANDBOX_IN_PRODUCTION: 'true', METRICS_TOKEN: live.METRICS_TOKEN });
+    expect(settings).toMatchObject({ paymentGateway: 'sandbox', smsProvider: 'outbox', smtpUrl: undefined, rateLimitStore: 'postgres' });
+    expect(sandboxedInProduction(settings)).toEqual(['payments', 'texts', 'mail']);
+    expect(sandboxWarning(settings)).toBe(
+      'Sandboxed in production (ALLOW_SANDBOX_IN_PRODUCTION=true): live payments go to a test network, so no money is taken; ' +
+        'live hand-over codes stay in the SMS outbox; mail is written to files under MAIL_DIR. Not for real customers.',
+    );
+    expect(sandboxWarning({ ...settings, paymentGateway: 'paystack', paystackSecretKey: PAYSTACK_LIVE_KEY })).not.toMatch(/payments/);
+  });
+
+  it('takes only true or false for the opt-in', () => {
+    expect(() => loadSettings(liveWith({ ALLOW_SANDBOX_IN_PRODUCTION: 'yes' }))).toThrow(/^ALLOW_SANDBOX_IN_PRODUCTION: expected one of true, false, got "yes"$/);
+    expect(loadSettings(liveWith({ ALLOW_SANDBOX_IN_PRODUCTION: 'false' })).allowSandboxInProduction).toBe(false);
+  });
+
+  it('requires a real sender once mail goes out over SMTP', () => {
+    expect(() => loadSettings(liveWith({ MAIL_FROM: undefined }))).toThrow(/^MAIL_FROM: required when NODE_ENV=production and SMTP_URL is set: .*no-reply@localhost/);
+    // Even on a staging deployment: real mail from @localhost is refused or filed as spam.
+    expect(() => loadSettings(liveWith({ MAIL_FROM: undefined, ALLOW_SANDBOX_IN_PRODUCTION: 'true' }))).toThrow(/^MAIL_FROM: required/);
+  });
+
+  it('refuses an SMTP address that is not one, without printing it (it holds the mail password)', () => {
+    for (const env of [liveWith({ SMTP_URL: `https://mailer:${SMTP_PASSWORD}@smtp.example.com.gh` }), { ...base, SMTP_URL: `mailer:${SMTP_PASSWORD}` }]) {
+      const error = caught(() => loadSettings(env));
+      expect(error.problems).toEqual([{ variable: 'SMTP_URL', problem: expect.stringMatching(/^expected an smtp:\/\/ or smtps:\/\/ URL/) }]);
+      expect(error.message).not.toContain(SMTP_PASSWORD);
+    }
+  });
+
+  it('refuses a short dashboard secret in production without printing it, and takes none (the generated one)', () => {
+    const error = caught(() => loadSettings(liveWith({ SESSION_SECRET: 'changeme' })));
+    expect(error.problems).toEqual([{ variable: 'SESSION_SECRET', problem: expect.stringMatching(/^too short for NODE_ENV=production \(8 characters, at least 32\): .*openssl rand -base64 32/) }]);
+    expect(error.message).not.toContain('changeme');
+    // The opt-in is for stand-ins, not for weak secrets.
+    expect(() => loadSettings(liveWith({ SESSION_SECRET: 'changeme', ALLOW_SANDBOX_IN_PRODUCTION: 'true' }))).toThrow(/^SESSION_SECRET: too short/);
+    expect(loadSettings(liveWith({ SESSION_SECRET: 'x'.repeat(32) })).sessionSecret).toHaveLength(32);
+    expect(loadSettings(live).sessionSecret).toBeUndefined();
+  });
+
+  it('refuses counting rate limits in each process apart, even with the opt-in', () => {
+    for (const env of [liveWith({ RATE_LIMIT_STORE: 'memory' }), liveWith({ RATE_LIMIT_STORE: 'memory', ALLOW_SANDBOX_IN_PRODUCTION: 'true' })]) {
+      expect(() => loadSettings(env)).toThrow(/^RATE_LIMIT_STORE: memory is refused when NODE_ENV=production: .*leave it unset or set postgres$/);
+    }
+    expect(loadSettings(liveWith({ RATE_LIMIT_STORE: 'postgres' })).rateLimitStore).toBe('postgres');
+  });
+
+  it.each([
+    ['PAYSTACK_BASE_URL', { PAYSTACK_BASE_URL: 'http://paystack.internal' }, 'PAYSTACK_SECRET_KEY'],
+    ['SMS_URL', { SMS_URL: 'http://sms.example.com.gh/send' }, 'SMS_API_KEY'],
+    ['MAPBOX_URL', { ETA_PROVIDER: 'mapbox', MAPBOX_TOKEN: 'pk.token', MAPBOX_URL: 'http://mapbox.internal' }, 'MAPBOX_TOKEN'],
+  ])('refuses a plain-http %s, which is sent a secret with every request', (variable, changes, secret) => {
+    const error = caught(() => loadSettings(liveWith(changes)));
+    expect(error.problems).toEqual([{ variable, problem: `expected an https:// URL when NODE_ENV=production: ${secret} is sent with every request` }]);
+    // Outside production a local fake over http is fine.
+    expect(() => loadSettings(liveWith({ ...changes, NODE_ENV: 'test' }))).not.toThrow();
+  });
+
+  it('refuses sending the Temporal API key without TLS', () => {
+    expect(() => loadSettings(liveWith({ TEMPORAL_API_KEY: 'tmprl-key', TEMPORAL_TLS: 'false' }))).toThrow(/^TEMPORAL_TLS: false is refused with TEMPORAL_API_KEY/);
+    expect(loadSettings(liveWith({ TEMPORAL_API_KEY: 'tmprl-key' })).temporalTls).toBe(true);
+  });
+
+  it('refuses production without a METRICS_TOKEN, or with a short one, even on a staging deployment', () => {
+    expect(() => loadSettings(liveWith({ METRICS_TOKEN: undefined }))).toThrow(/^METRICS_TOKEN: required when NODE_ENV=production/);
+    expect(() => loadSettings(liveWith({ METRICS_TOKEN: undefined, ALLOW_SANDBOX_IN_PRODUCTION: 'true' }))).toThrow(/^METRICS_TOKEN: required/);
+    expect(() => loadSettings(liveWith({ METRICS_TOKEN: 'changeme' }))).toThrow(/^METRICS_TOKEN: too short for NODE_ENV=production/);
+    expect(loadSettings(live).metricsToken).toBe(live.METRICS_TOKEN);
+    expect(loadSettings(base).metricsToken).toBeUndefined();
+  });
+});
+
+describe('development and test settings: the offline defaults, unchanged', () => {
+  it.each(['development', 'test'])('NODE_ENV=%s runs on the sandbox, the outbox and mail files, and warns of nothing', (nodeEnv) => {
+    const settings = loadSettings({ ...base, NODE_ENV: nodeEnv });
+    expect(settings).toMatchObject({ paymentGateway: 'sandbox', smsProvider: 'outbox', smtpUrl: undefined, rateLimitStore: 'memory', allowSandboxInProduction: false });
+    expect(sandboxedInProduction(settings)).toEqual([]);
+    expect(sandboxWarning(settings)).toBeUndefined();
+  });
+
+  it('takes what production refuses: a short secret, per-process counts, a Paystack test key', () => {
+    const settings = loadSettings({ ...base, SESSION_SECRET: 'dev', RATE_LIMIT_STORE: 'memory', PAYMENT_GATEWAY: 'paystack', PAYSTACK_SECRET_KEY: 'sk_test_abc' });
+    expect(settings).toMatchObject({ sessionSecret: 'dev', rateLimitStore: 'memory', paymentGateway: 'paystack' });
+    expect(sandboxedInProduction(settings)).toEqual([]);
+  });
+});
+
+describe('TRUST_PROXY', () => {
+  it('trusts no proxy outside production, and in production only peers on loopback or a private network', () => {
+    expect(loadSettings(base).trustProxy).toBe(false);
+    expect(loadSettings(live).trustProxy).toEqual(['loopback', 'uniquelocal']);
+  });
+
+  it.each([
+    ['1', 1],
+    ['2', 2],
+    ['false', false],
+    ['0', false],
+    ['loopback', ['loopback']],
+    ['10.0.0.0/8, 192.168.1.10, fd00::/8, uniquelocal', ['10.0.0.0/8', '192.168.1.10', 'fd00::/8', 'uniquelocal']],
+  ])('reads %s', (raw, expected) => {
+    expect(loadSettings({ ...base, TRUST_PROXY: raw }).trustProxy).toEqual(expected);
+  });
+
+  it.each(['true', '11', '1.5', 'proxy.example.com', '10.0.0.0/33', 'loopback,'])('refuses %s, naming the variable', (raw) => {
+    expect(() => loadSettings({ ...base, TRUST_PROXY: raw })).toThrow(/^TRUST_PROXY: expected/);
+  });
 });

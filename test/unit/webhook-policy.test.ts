@@ -1,5 +1,5 @@
 import { loadSettings } from '../../config/settings';
-import { deliveryTimings } from '../../api/services/timings';
+import { deliveryTimings } from '../../domain/timings';
 import { webhookActivityOptions } from '../../workflows/webhook-policy';
 
 /** Seconds in a Temporal duration string of the form the policy writes ("15 seconds"). */

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { signatureHeader } from '../../activities/webhooks';
+import { signatureHeader } from '../../domain/webhook-signature';
 import { deliveryCallbackReceiver, hasValidSignature, type DeliveryCallback } from '../helpers/webhook-receiver';
 
 const root = path.join(__dirname, '..', '..');

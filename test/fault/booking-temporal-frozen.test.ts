@@ -1,0 +1,373 @@
+import { randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Client, Connection } from '@temporalio/client';
+import { createBookingSweepActivities } from '../../activities/booking-sweep';
+import { createLogger } from '../../config/logger';
+import { initOrm, type Orm } from '../../db/orm';
+import { deliveryWorkflowId } from '../../domain/reference';
+import { activityDeps } from '../../workers/activity-deps';
+import { projectSchedules } from '../../workers/schedules';
+import { installTemporalLogger } from '../../workers/temporal-logger';
+import { deliveryWorkflow } from '../../workflows/delivery';
+import { deliveryStartOptions, deliveryWorkflowInput, taskQueueFor } from '../../workflows/delivery/start';
+import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
+import { ACCRA, book, bookingBody, commitBookingRow, registerAccount } from '../helpers/bookings';
+import { capturingLogger } from '../helpers/captured-logs';
+import { api, eventually } from '../helpers/http';
+import { makePartner, makeRider } from '../helpers/partners';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { count, freePort, sleep } from './support';
+
+// The API reaches Temporal through a relay the test can freeze (connections stay open, nothing
+// comes back) and Postgres through one it can cut; the worker, and the booking sweeper's
+// schedule, reach both directly. The API's pool is small enough that bookings holding a
+// connection while they wait on Temporal would leave every other request waiting for one.
+const CALL_TIMEOUT_S = 2;
+const API_POOL = 4;
+const BOOKINGS = 20;
+/** Bookings arrive one every this long, so some give up on the frozen start and some outlive it. */
+const BOOKING_EVERY_MS = 100;
+/** The freeze ends after the first bookings' deadline, before the last ones'. */
+const THAW_AFTER_MS = CALL_TIMEOUT_S * 1000 + 500;
+const SWEEP_EVERY_S = 2;
+const ORPHAN_AFTER_S = 4;
+
+let temporalProxy: TcpProxy;
+let pgProxy: TcpProxy;
+let apiOrm: Orm;
+let apiTemporal: Client;
+let stack: TestStack;
+let workerMetricsUrl: string;
+const apiLogs = capturingLogger('warn', 'api');
+const workerLogs = capturingLogger('warn', 'worker');
+
+
+beforeAll(async () => {
+  // The worker's Prometheus endpoint, installed as workers/main.ts does, before the worker starts.
+  const metricsPort = await freePort();
+  installTemporalLogger(createLogger({ level: 'error', json: false, service: 'test' }), 'WARN', { metricsPort, metricsHost: '127.0.0.1' });
+  workerMetricsUrl = `http://127.0.0.1:${metricsPort}/metrics`;
+
+  const [temporalHost, temporalPort] = (process.env.TEST_TEMPORAL_ADDRESS as string).split(':');
+  temporalProxy = await startTcpProxy(temporalHost as string, Number(temporalPort));
+  apiTemporal = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${temporalProxy.port}` }) });
+  const url = new URL(process.env.TEST_DATABASE_URL as string);
+  pgProxy = await startTcpProxy(url.hostname, Number(url.port));
+  url.host = `127.0.0.1:${pgProxy.port}`;
+  apiOrm = await initOrm(url.toString(), API_POOL);
+  stack = await startTestStack({
+    env: {
+      TEMPORAL_CALL_TIMEOUT_SECONDS: String(CALL_TIMEOUT_S),
+      BOOKING_SWEEP_INTERVAL_SECONDS: String(SWEEP_EVERY_S),
+      BOOKING_ORPHAN_AFTER_SECONDS: String(ORPHAN_AFTER_S),
+      // The probes below poll far faster than any client would; rate limits are rate-limit.test.ts's subject.
+      RATE_LIMIT_PARTNER_PER_MINUTE: '1000000',
+      RATE_LIMIT_PARTNER_TEST_PER_MINUTE: '1000000',
+      RATE_LIMIT_RIDER_PER_MINUTE: '1000000',
+      RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000',
+    },
+    appOverrides: { orm: apiOrm, temporal: apiTemporal, logger: apiLogs.logger },
+    activityOverrides: { logger: workerLogs.logger },
+    withSchedules: true,
+  });
+});
+
+afterAll(async () => {
+  await stack?.close();
+  await apiTemporal?.connection.close();
+  await apiOrm?.close();
+  await temporalProxy?.close();
+  await pgProxy?.close();
+});
+
+/** The log lines of one message, parsed. */
+function logged(lines: string[], message: string): Record<string, unknown>[] {
+  return lines.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line.message === message);
+}
+
+/** The sum of one Prometheus sample's values over the series matching `labels`. */
+function sample(text: string, name: string, labels: Record<string, string> = {}): number {
+  let total = 0;
+  for (const line of text.split('\n')) {
+    const match = /^([a-zA-Z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
+    if (!match || match[1] !== name) continue;
+    const present = Object.fromEntries([...(match[2] ?? '').matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((m) => [m[1], m[2]]));
+    if (Object.entries(labels).every(([key, value]) => present[key] === value)) total += Number(match[3]);
+  }
+  return total;
+}
+
+interface Probe {
+  kind: 'read' | 'tracking' | 'ping';
+  startedAt: number;
+  ms: number;
+  status: number;
+}
+
+/** Reads, tracking polls and rider pings, each kind one after another without pause, until stopped. */
+function probe(calls: Record<Probe['kind'], () => Promise<{ status: number }>>) {
+  const probes: Probe[] = [];
+  let running = true;
+  const loops = Object.entries(calls).map(async ([kind, call]) => {
+    while (running) {
+      const startedAt = performance.now();
+      const { status } = await call().catch(() => ({ status: 0 }));
+      probes.push({ kind: kind as Probe['kind'], startedAt, ms: performance.now() - startedAt, status });
+      await sleep(10);
+    }
+  });
+  return {
+    async stop(): Promise<Probe[]> {
+      running = false;
+      await Promise.all(loops);
+      return probes;
+    },
+  };
+}
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+}
+
+function figures(probes: Probe[]) {
+  const byKind: Record<string, { n: number; failed: number; p50: number; p99: number; max: number }> = {};
+  for (const kind of ['read', 'tracking', 'ping'] as const) {
+    const mine = probes.filter((p) => p.kind === kind);
+    const ms = mine.map((p) => p.ms).sort((a, b) => a - b);
+    const round = (v: number) => Math.round(v * 10) / 10;
+    byKind[kind] = {
+      n: mine.length,
+      failed: mine.filter((p) => p.status < 200 || p.status >= 300).length,
+      p50: round(percentile(ms, 50)),
+      p99: round(percentile(ms, 99)),
+      max: round(ms[ms.length - 1] ?? NaN),
+    };
+  }
+  return byKind;
+}
+
+/** A partner with a sandbox account, and its client on the test key. */
+async function partnerReadyToBook() {
+  const partner = await makePartner(stack.orm);
+  const account = await registerAccount(stack.baseUrl, partner.testKey);
+  return { partner, account, client: api(stack.baseUrl, partner.testKey) };
+}
+
+/** Waits for a round of the booking sweeper that started after now to finish. */
+async function nextSweep(): Promise<void> {
+  const [schedule] = projectSchedules(stack.settings);
+  const handle = stack.temporal.schedule.getHandle(schedule?.scheduleId as string);
+  const taken = (await handle.describe()).info.numActionsTaken;
+  const workflowId = await eventually(async () => {
+    const { info } = await handle.describe();
+    return info.numActionsTaken > taken ? info.recentActions.at(-1)?.action.workflow.workflowId : undefined;
+  }, 30_000, 'a round of the booking sweeper');
+  await stack.temporal.workflow.getHandle(workflowId).result();
+}
+
+describe('bookings while Temporal is frozen', () => {
+  it('keep reads, tracking and rider pings answering, and each ends refused with 503 or running, none stuck', async () => {
+    const { partner, client } = await partnerReadyToBook();
+    const existing = await book(stack.baseUrl, partner.testKey);
+    // Far from the bookings' pickup, so the pings are all this rider does.
+    const rider = await makeRider(stack.orm, { lat: 9.4034, lng: -0.8424 }, 'Abena Owusu');
+    const riderClient = api(stack.baseUrl, rider.riderToken);
+    const calls = {
+      read: () => client.get(`/partner/deliveries/${existing.id}`),
+      tracking: () => api(stack.baseUrl).get(`/track/${existing.id}/public`),
+      ping: () => riderClient.post('/rider/location', { lat: 9.4034 + Math.random() / 1000, lng: -0.8424 }),
+    };
+
+    const warmUp = probe(calls);
+    await sleep(500);
+    await warmUp.stop();
+    const beforeProbe = probe(calls);
+    await sleep(3_000);
+    const before = figures(await beforeProbe.stop());
+
+    temporalProxy.freeze();
+    const frozenAt = performance.now();
+    const duringProbe = probe(calls);
+    const answers = Promise.all(
+      Array.from({ length: BOOKINGS }, async (_, i) => {
+        await sleep(i * BOOKING_EVERY_MS);
+        const key = `frozen-${i}`;
+        const sent = performance.now();
+        const res = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': key });
+        return { key, status: res.status, id: res.status === 201 ? (res.body.id as string) : null, ms: Math.round(performance.now() - sent) };
+      }),
+    );
+    await sleep(THAW_AFTER_MS);
+    const thawedAt = performance.now();
+    temporalProxy.thaw();
+    const outcomes = await answers;
+    const during = figures((await duringProbe.stop()).filter((p) => p.startedAt >= frozenAt && p.startedAt < thawedAt));
+
+    const booked = outcomes.filter((o) => o.status === 201).map((o) => o.id as string);
+    const refused = outcomes.filter((o) => o.status === 503);
+    expect(booked.length + refused.length).toBe(BOOKINGS);
+
+    // Refused: nothing kept, and the key let go of, so the partner may send it again.
+    const rows = await stack.orm.em.fork().execute<{ id: string; claimed: boolean }[]>(
+      'select id, workflow_claimed_at is not null as claimed from deliveries where partner_id = ? and id <> ?',
+      [partner.partnerId, existing.id],
+    );
+    expect(rows.map((r) => r.id).sort()).toEqual([...booked].sort());
+    for (const { key } of refused) {
+      await eventually(async () => (await count(stack.orm, 'idempotency_keys where partner_id = ? and key = ?', [partner.partnerId, key])) === 0, 15_000, `${key} let go of`);
+    }
+
+    // Booked: its workflow claimed it and runs it to the end.
+    for (const id of booked) {
+      await eventually(async () => {
+        const res = await client.get(`/partner/deliveries/${id}`);
+        return res.body.status === 'delivered';
+      }, 60_000, `${id} delivered`);
+    }
+
+    // A start that reached Temporal only after the API had withdrawn its booking ended at once, having done nothing.
+    const lateStarts: string[] = [];
+    for await (const execution of stack.temporal.workflow.list({ query: `WorkflowType = 'deliveryWorkflow' AND PartnerId = '${partner.partnerId}'` })) {
+      if (execution.workflowId !== deliveryWorkflowId(existing.id) && !booked.some((id) => deliveryWorkflowId(id) === execution.workflowId)) {
+        lateStarts.push(execution.workflowId);
+      }
+    }
+    for (const workflowId of lateStarts) {
+      const handle = stack.temporal.workflow.getHandle(workflowId);
+      expect(await handle.result()).toMatchObject({ status: 'pending', paymentStatus: 'pending' });
+      const events = (await handle.fetchHistory()).events ?? [];
+      expect(events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])).toEqual([]);
+      const deliveryId = workflowId.replace(/^delivery-/, '');
+      expect(await count(stack.orm, 'sms_outbox where delivery_id = ?', [deliveryId])).toBe(0);
+      expect(await count(stack.orm, 'rider_offers where delivery_id = ?', [deliveryId])).toBe(0);
+    }
+
+    // None stuck: once the sweeper has been round, every booking of this partner has its workflow.
+    await nextSweep();
+    expect(await count(stack.orm, 'deliveries where partner_id = ? and workflow_claimed_at is null', [partner.partnerId])).toBe(0);
+
+    const apiMetrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+    const startFailures = ['withdrawn', 'claimed', 'kept'].map((outcome) => `${outcome} ${sample(apiMetrics, 'booking_start_failures_total', { outcome })}`);
+    console.log(
+      [
+        `Temporal frozen for ${Math.round(thawedAt - frozenAt)} ms between the API and Temporal; ${BOOKINGS} bookings, one every ${BOOKING_EVERY_MS} ms; ` +
+          `TEMPORAL_CALL_TIMEOUT_SECONDS=${CALL_TIMEOUT_S}, API pool ${API_POOL}`,
+        `bookings: ${booked.length} × 201 (running, delivered), ${refused.length} × 503 (withdrawn, key released); ` +
+          `late starts that found their booking withdrawn and ended doing nothing: ${lateStarts.length}`,
+        `booking_start_failures_total: ${startFailures.join(', ')}`,
+        `booking answer times (ms): ${outcomes.map((o) => `${o.status}/${o.ms}`).join(' ')}`,
+        'latency (ms)      before: n  p50  p99  max      during freeze: n  p50  p99  max  failed',
+        ...(['read', 'tracking', 'ping'] as const).map((kind) => {
+          const b = before[kind]!;
+          const d = during[kind]!;
+          return `${kind.padEnd(16)} ${[b.n, b.p50, b.p99, b.max].join('  ')}      ${[d.n, d.p50, d.p99, d.max, d.failed].join('  ')}`;
+        }),
+      ].join('\n'),
+    );
+
+    expect(refused.length).toBeGreaterThan(0);
+    expect(booked.length).toBeGreaterThan(0);
+    for (const kind of ['read', 'tracking', 'ping'] as const) {
+      expect([kind, during[kind]?.failed]).toEqual([kind, 0]);
+      expect(during[kind]?.n).toBeGreaterThan(10);
+      // Generous for a loaded two-core machine; a booking holding a connection for the whole
+      // deadline would put a reader behind it for seconds.
+      expect(during[kind]?.p99).toBeLessThan(1_000);
+    }
+  }, 120_000);
+
+  it('keeps a booking it could not withdraw when Postgres went too, and the sweeper starts its workflow', async () => {
+    const { partner, client } = await partnerReadyToBook();
+    const headers = { 'Idempotency-Key': 'kept-when-postgres-went-too' };
+
+    temporalProxy.freeze();
+    const answer = client.post('/partner/deliveries', bookingBody(), headers);
+    try {
+      // The row is committed before the start is asked for; then Postgres goes away from the API.
+      const [row] = await eventually(
+        async () => {
+          const found = await stack.orm.em.fork().execute<{ id: string }[]>('select id from deliveries where partner_id = ?', [partner.partnerId]);
+          return found.length > 0 ? found : undefined;
+        },
+        10_000,
+        'the booking row',
+      );
+      await pgProxy.cut();
+      await eventually(async () => logged(apiLogs.lines, 'Booking kept after its workflow failed to start').some((l) => l.deliveryId === row?.id), 15_000, 'the withdrawal to fail');
+      await pgProxy.restore();
+      expect((await answer).status).toBe(503);
+    } finally {
+      await pgProxy.restore();
+      // The frozen start is dropped with its connection: it never reaches Temporal.
+      await temporalProxy.cut();
+      temporalProxy.thaw();
+      await temporalProxy.restore();
+    }
+    const [kept] = await stack.orm.em.fork().execute<{ id: string }[]>('select id from deliveries where partner_id = ?', [partner.partnerId]);
+    const id = kept?.id as string;
+    expect(await count(stack.orm, 'deliveries where id = ? and workflow_claimed_at is null', [id])).toBe(1);
+
+    const done = await eventually(async () => {
+      const res = await client.get(`/partner/deliveries/${id}`);
+      return res.body.status === 'delivered' && res.body.payment_status === 'paid' ? res.body : undefined;
+    }, 60_000, 'the sweeper to start it and the robo rider to deliver it');
+    expect(done.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
+
+    const found = logged(workerLogs.lines, 'Orphaned booking found').filter((l) => l.deliveryId === id);
+    expect(found).toEqual([expect.objectContaining({ level: 'warn', deliveryId: id, partnerId: partner.partnerId, mode: 'test', outcome: 'started' })]);
+    expect(found[0]?.ageSeconds).toBeGreaterThanOrEqual(ORPHAN_AFTER_S);
+    const worker = await (await fetch(workerMetricsUrl)).text();
+    expect(sample(worker, 'booking_orphans_found_total', { outcome: 'started' })).toBeGreaterThanOrEqual(1);
+    const apiMetrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
+    expect(sample(apiMetrics, 'booking_start_failures_total', { outcome: 'kept' })).toBe(1);
+
+    // The partner's retry under the same key is answered with the booking that was kept.
+    const repeat = await client.post('/partner/deliveries', bookingBody(), headers);
+    expect(repeat.status).toBe(201);
+    expect(repeat.body.id).toBe(id);
+  }, 120_000);
+});
+
+describe('the booking sweeper', () => {
+  it('claims a booking for an open run that never claimed it, and starts anew one whose run closed without claiming it', async () => {
+    const { partner, account } = await partnerReadyToBook();
+    const owner = { partnerId: partner.partnerId, mode: 'test' as const, paymentMethodId: account.id };
+    const open = await commitBookingRow(stack.orm, owner);
+    const closed = await commitBookingRow(stack.orm, owner);
+    // Runs on a task queue no worker polls never reach their first step, as a run started before
+    // claims were kept is past it.
+    const idleQueue = `idle-${randomUUID()}`;
+    const startIdle = (id: string) => {
+      const input = deliveryWorkflowInput(
+        { id, partnerId: partner.partnerId, mode: 'test', reference: 'DLV-IDLE', pickup: ACCRA.makola, stops: [], dropoff: ACCRA.airport, verificationMethod: 'none', scheduledAt: null },
+        stack.settings,
+      );
+      return stack.temporal.workflow.start(deliveryWorkflow, deliveryStartOptions(input, idleQueue));
+    };
+    const openRun = await startIdle(open);
+    await (await startIdle(closed)).terminate('closed before its first step');
+
+    try {
+      const { settings, orm, temporal, deps } = stack;
+      const { sweepOrphanedBookings } = createBookingSweepActivities(
+        activityDeps({ settings: { ...settings, bookingOrphanAfterSeconds: 1 }, orm, temporal, logger: workerLogs.logger, gateways: deps.gateways }),
+      );
+      await sleep(1_100);
+      await sweepOrphanedBookings({ taskQueue: settings.temporalTaskQueue });
+
+      // Claimed by the sweeper for the open run at once; by the new run, as its first step, for the other.
+      expect(await count(stack.orm, 'deliveries where id = ? and workflow_claimed_at is null', [open])).toBe(0);
+      await eventually(async () => (await count(stack.orm, 'deliveries where id = ? and workflow_claimed_at is null', [closed])) === 0, 15_000, 'the new run to claim it');
+      const outcomes = (id: string) => logged(workerLogs.lines, 'Orphaned booking found').filter((l) => l.deliveryId === id).map((l) => l.outcome);
+      expect(outcomes(open)).toEqual(['already_running']);
+      expect(outcomes(closed)).toEqual(['started']);
+      // The open run is left as it is; the closed one's place is taken by a run on its mode's queue.
+      expect((await openRun.describe()).status.name).toBe('RUNNING');
+      const restarted = await stack.temporal.workflow.getHandle(deliveryWorkflowId(closed)).describe();
+      expect(restarted.taskQueue).toBe(taskQueueFor(stack.settings.temporalTaskQueue, 'test'));
+      await eventually(async () => (await api(stack.baseUrl, partner.testKey).get(`/partner/deliveries/${closed}`)).body.status === 'delivered', 60_000, 'the restarted run to deliver it');
+    } finally {
+      await openRun.terminate('test over');
+    }
+  }, 90_000);
+});

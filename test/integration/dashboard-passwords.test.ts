@@ -1,0 +1,223 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createPartner } from '../../db/accounts';
+import { hashPassword } from '../../api/dashboard/passwords';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { SANDBOX } from '../helpers/bookings';
+import { confirmLinkIn, dashboardClient, mailsTo, pathOf, readableText, uniqueEmail } from '../helpers/dashboard';
+import { eventually } from '../helpers/http';
+
+const PASSWORD = 'correct horse battery';
+const NEW_PASSWORD = 'a brand new passphrase';
+
+function resetLinkIn(message: string): string | null {
+  return /https?:\/\/\S+\/dashboard\/reset-password\?token=[A-Za-z0-9_-]+/.exec(readableText(message))?.[0] ?? null;
+}
+
+describe('dashboard accounts: confirmation first, the mailbox owner wins, passwords', () => {
+  let stack: TestStack;
+  let mailDir: string;
+
+  beforeAll(async () => {
+    mailDir = await mkdtemp(path.join(tmpdir(), 'dashboard-passwords-'));
+    stack = await startTestStack({ withoutWorker: true, env: { MAIL_DIR: mailDir, RATE_LIMIT_AUTH_PER_MINUTE: '1000' } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+    await rm(mailDir, { recursive: true, force: true });
+  });
+
+  /** A confirmed account with a password, logged in in a browser of its own. */
+  async function confirmedAccount() {
+    const email = uniqueEmail();
+    const { partnerId } = await createPartner(stack.orm.em.fork(), { email, businessName: 'Tema Hardware', passwordHash: await hashPassword(PASSWORD), confirmed: true });
+    const client = dashboardClient(stack.baseUrl);
+    expect((await client.logIn(email, PASSWORD)).status).toBe(303);
+    return { email, partnerId, client };
+  }
+
+  async function count(sql: string, params: unknown[]): Promise<number> {
+    const [row] = await stack.orm.em.fork().execute<{ n: string }[]>(sql, params);
+    return Number(row!.n);
+  }
+
+  /** The reset link of the newest mail to `email`; it is sent after the answer, so it may take a moment. */
+  async function lastResetLink(email: string): Promise<string> {
+    const link = await eventually(async () => resetLinkIn((await mailsTo(mailDir, email)).at(-1) ?? '') ?? undefined, 10_000, `reset link to ${email}`);
+    return pathOf(link);
+  }
+
+  describe('before the email address is confirmed', () => {
+    it('shows a page asking to confirm first instead of Mobile Money accounts or live mode', async () => {
+      const email = uniqueEmail();
+      const client = dashboardClient(stack.baseUrl);
+      await client.signUp({ email, password: PASSWORD, business_name: 'Not Yet Ltd' });
+      expect((await client.logIn(email, PASSWORD)).status).toBe(303);
+      const partnerId = (await stack.orm.em.fork().execute<{ id: string }[]>('select id from partners where email = ?', [email]))[0]!.id;
+
+      const list = await client.get('/dashboard/payment-methods');
+      expect(list.status).toBe(403);
+      expect(list.text).toContain('Confirm your email address first');
+
+      const registered = await client.submit('/dashboard', '/dashboard/payment-methods', { provider: 'network_a', phone: SANDBOX.named, account_name: 'Anyone' });
+      expect(registered.status).toBe(403);
+      expect(await count('select count(*) as n from payment_methods where partner_id = ?', [partnerId])).toBe(0);
+
+      const live = await client.submit('/dashboard', '/dashboard/mode', { mode: 'live', back: '/dashboard' });
+      expect(live.status).toBe(403);
+      expect(live.text).toContain('Confirm your email address first');
+      // Still showing test data: the switch in the header still offers live.
+      expect((await client.get('/dashboard')).text).toMatch(/name="mode" value="live"/);
+
+      const key = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'Live server', mode: 'live' });
+      expect(key.status).toBe(400);
+      expect(await count('select count(*) as n from api_keys where partner_id = ?', [partnerId])).toBe(0);
+
+      // Once confirmed, the same pages open.
+      const [message] = await mailsTo(mailDir, email);
+      await client.get(pathOf(confirmLinkIn(message!)!));
+      expect((await client.get('/dashboard/payment-methods')).status).toBe(200);
+      expect((await client.submit('/dashboard', '/dashboard/mode', { mode: 'live', back: '/dashboard' })).status).toBe(303);
+    });
+  });
+
+  it('lets the owner of the mailbox win over a stranger who signed up first with the address', async () => {
+    const email = uniqueEmail();
+    const stranger = dashboardClient(stack.baseUrl);
+    await stranger.signUp({ email, password: 'the stranger password', business_name: 'Stranger Ltd' });
+    expect((await stranger.logIn(email, 'the stranger password')).status).toBe(303);
+
+    const owner = dashboardClient(stack.baseUrl);
+    await owner.signUp({ email, password: NEW_PASSWORD, business_name: 'Owner Shop' });
+
+    const messages = await mailsTo(mailDir, email);
+    expect(messages).toHaveLength(2);
+    // The link mailed for the stranger's sign-up no longer confirms anything.
+    expect((await dashboardClient(stack.baseUrl).get(pathOf(confirmLinkIn(messages[0]!)!))).status).toBe(400);
+    const confirmed = await owner.get(pathOf(confirmLinkIn(messages[1]!)!));
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.location).toBe('/dashboard/keys');
+    expect((await owner.get('/dashboard')).text).toContain('Owner Shop');
+
+    expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(303);
+    expect((await dashboardClient(stack.baseUrl).logIn(email, 'the stranger password')).status).toBe(400);
+    // The stranger's session was ended with its password.
+    expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+  });
+
+  describe('password reset by email', () => {
+    it('answers the same whether or not the address has an account, and mails only a known one', async () => {
+      const { email } = await confirmedAccount();
+      const nobody = uniqueEmail('nobody');
+      const known = await dashboardClient(stack.baseUrl).submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email });
+      const unknown = await dashboardClient(stack.baseUrl).submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email: nobody });
+      expect(known.status).toBe(200);
+      expect(unknown.status).toBe(200);
+      const strip = (text: string, address: string) => text.replaceAll(address, 'EMAIL').replace(/value="[^"]*"/g, '');
+      expect(strip(unknown.text, nobody)).toBe(strip(known.text, email));
+      expect(known.text).toContain('If an account uses');
+      await lastResetLink(email);
+      expect(await mailsTo(mailDir, nobody)).toHaveLength(0);
+    });
+
+    it('sets a new password by a single-use link stored only as a hash, and logs every browser out', async () => {
+      const { email, client: loggedIn } = await confirmedAccount();
+      const requester = dashboardClient(stack.baseUrl);
+      await requester.submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email });
+      const link = await lastResetLink(email);
+      const token = new URL(link, stack.baseUrl).searchParams.get('token')!;
+      expect(await count('select count(*) as n from email_tokens where token_hash = ?', [token])).toBe(0);
+      expect(await count('select count(*) as n from email_tokens where token_hash = ?', [createHash('sha256').update(token).digest('hex')])).toBe(1);
+
+      const done = await requester.submit(link, '/dashboard/reset-password', { token, password: NEW_PASSWORD });
+      expect(done.status).toBe(303);
+      expect(done.location).toBe('/dashboard/login');
+      expect((await loggedIn.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+      expect((await dashboardClient(stack.baseUrl).logIn(email, PASSWORD)).status).toBe(400);
+      expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(303);
+
+      // Used once, the link works no more.
+      const again = await dashboardClient(stack.baseUrl).get(link);
+      expect(again.status).toBe(400);
+      expect(again.text).toContain('This link does not work any more');
+    });
+
+    it('refuses an expired reset link', async () => {
+      const { email } = await confirmedAccount();
+      const client = dashboardClient(stack.baseUrl);
+      await client.submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email });
+      const link = await lastResetLink(email);
+      const token = new URL(link, stack.baseUrl).searchParams.get('token')!;
+      await stack.orm.em.fork().execute(`update email_tokens set expires_at = now() - interval '1 second' where token_hash = ?`, [
+        createHash('sha256').update(token).digest('hex'),
+      ]);
+      expect((await client.get(link)).status).toBe(400);
+      const late = await client.submit('/dashboard/forgot-password', '/dashboard/reset-password', { token, password: NEW_PASSWORD });
+      expect(late.status).toBe(400);
+      expect(late.text).toContain('This link does not work any more');
+      expect((await dashboardClient(stack.baseUrl).logIn(email, PASSWORD)).status).toBe(303);
+    });
+  });
+
+  describe('change of password', () => {
+    it('needs the current password, and logs out the other browsers but not this one', async () => {
+      const { email, client } = await confirmedAccount();
+      const other = dashboardClient(stack.baseUrl);
+      expect((await other.logIn(email, PASSWORD)).status).toBe(303);
+
+      const wrong = await client.submit('/dashboard/account/password', '/dashboard/account/password', { current_password: 'not my password', password: NEW_PASSWORD });
+      expect(wrong.status).toBe(400);
+      expect(wrong.text).toContain('This is not your current password');
+      expect((await dashboardClient(stack.baseUrl).logIn(email, PASSWORD)).status).toBe(303);
+
+      const changed = await client.submit('/dashboard/account/password', '/dashboard/account/password', { current_password: PASSWORD, password: NEW_PASSWORD });
+      expect(changed.status).toBe(303);
+      expect((await client.get('/dashboard/keys')).status).toBe(200);
+      expect((await other.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+      expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(303);
+    });
+
+    it('refuses the form without its CSRF token and changes nothing', async () => {
+      const { email, client } = await confirmedAccount();
+      const page = await client.post('/dashboard/account/password', { current_password: PASSWORD, password: NEW_PASSWORD });
+      expect(page.status).toBe(403);
+      expect((await dashboardClient(stack.baseUrl).logIn(email, PASSWORD)).status).toBe(303);
+    });
+  });
+
+  it('answers a 20 kB hostile email address with a 400 in well under a second', async () => {
+    const hostile = `a@${'.'.repeat(19_000)}@`;
+    for (const [pagePath, action, fields] of [
+      ['/dashboard/signup', '/dashboard/signup', { business_name: 'Dots', password: PASSWORD }],
+      ['/dashboard/resend', '/dashboard/resend', {}],
+      ['/dashboard/forgot-password', '/dashboard/forgot-password', {}],
+    ] as const) {
+      const client = dashboardClient(stack.baseUrl);
+      const started = Date.now();
+      const page = await client.submit(pagePath, action, { ...fields, email: hostile });
+      expect(page.status).toBe(400);
+      expect(Date.now() - started).toBeLessThan(1_000);
+    }
+  });
+});
+
+describe('dashboard password forms under the log-in rate limit', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ withoutWorker: true, env: { RATE_LIMIT_AUTH_PER_MINUTE: '2' } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('slows repeated reset requests down as it does log-ins', async () => {
+    const client = dashboardClient(stack.baseUrl);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i += 1) {
+      statuses.push((await client.submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email: uniqueEmail('nobody') })).status);
+    }
+    expect(statuses).toEqual([200, 200, 429]);
+  });
+});

@@ -1,0 +1,188 @@
+import { randomUUID } from 'node:crypto';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { makePartner } from '../helpers/partners';
+import { api, eventually } from '../helpers/http';
+import { SANDBOX, book, registerAccount } from '../helpers/bookings';
+import { startPaystackFake, type PaystackFake } from '../fakes/paystack-fake';
+import { debitReconciliationWorkflow } from '../../workflows/debit-reconciliation';
+
+/**
+ * The money record against the gateway's word, end to end: live keys debit the local Paystack
+ * fake over HTTP, test keys the sandbox network, and the reconciliation runs as the schedule runs it.
+ */
+
+let fake: PaystackFake;
+let stack: TestStack;
+let callbackUrl: string;
+
+beforeAll(async () => {
+  fake = await startPaystackFake();
+  // A charge whose answer never comes, though Paystack took it: it shows as paid when looked up.
+  fake.setBehaviour('31', { kind: 'hang', settlesAs: 'success' });
+  // The customer approves on the phone long after the confirmation limit: only a callback tells.
+  fake.setBehaviour('32', { kind: 'pay_offline', settleAfterVerifies: 1_000_000, finalStatus: 'success' });
+  stack = await startTestStack({
+    env: {
+      PAYMENT_GATEWAY: 'paystack',
+      PAYSTACK_SECRET_KEY: fake.secretKey,
+      PAYSTACK_BASE_URL: fake.baseUrl,
+      PAYSTACK_TIMEOUT_MS: '500',
+      PAYMENT_CONFIRM_LIMIT_SECONDS: '2',
+      RECONCILE_INTERVAL_SECONDS: '2',
+    },
+    withSchedules: true,
+  });
+  callbackUrl = `${stack.baseUrl}/api/v1/payments/paystack/webhook`;
+});
+afterAll(async () => {
+  await stack?.close();
+  await fake?.close();
+});
+
+async function bookWith(phone: string, mode: 'live' | 'test' = 'live') {
+  const partner = await makePartner(stack.orm);
+  const key = mode === 'live' ? partner.liveKey : partner.testKey;
+  await registerAccount(stack.baseUrl, key, phone);
+  const booked = await book(stack.baseUrl, key);
+  return { key, booked, client: api(stack.baseUrl, key) };
+}
+
+async function recordOf(deliveryId: string) {
+  const [row] = await stack.orm.em
+    .fork()
+    .execute<{ state: string; gateway_confirmed: boolean; recheck_requested_at: Date | null }[]>(
+      'select state, gateway_confirmed, recheck_requested_at from debits where delivery_id = ?',
+      [deliveryId],
+    );
+  return row;
+}
+
+async function settledRecord(deliveryId: string) {
+  return eventually(async () => {
+    const row = await recordOf(deliveryId);
+    return row && row.state !== 'pending' ? row : undefined;
+  }, 30_000, 'the debit to be recorded');
+}
+
+const correctionsOf = (deliveryId: string) =>
+  stack.orm.em
+    .fork()
+    .execute<{ from_state: string; to_state: string; gateway: string; trigger: string }[]>(
+      'select from_state, to_state, gateway, trigger from debit_corrections where delivery_id = ? order by id',
+      [deliveryId],
+    );
+
+/** One round of the reconciliation, on the stack's worker, as the schedule starts it. */
+function reconcile() {
+  return stack.temporal.workflow.execute(debitReconciliationWorkflow, {
+    taskQueue: stack.settings.temporalTaskQueue,
+    workflowId: `debit-reconciliation-${randomUUID()}`,
+    args: [{ pendingAfterSeconds: 3600, batch: 100 }],
+  });
+}
+
+/** Ends the delivery, so its workflow completes once its debit is recorded. */
+async function finish(client: ReturnType<typeof api>, id: string) {
+  await client.post(`/partner/deliveries/${id}/cancel`);
+  await eventually(async () => (await stack.temporal.workflow.getHandle(`delivery-${id}`).describe()).status.name === 'COMPLETED', 30_000, 'the workflow to end');
+}
+
+describe('a live debit whose outcome is unknown', () => {
+  it('finds the charge Paystack made while every /charge timed out, records it paid, and charges once', async () => {
+    // Each try looks the reference up first; a lagging lookup makes every one of the five time out or fail.
+    fake.setVerifyLag(9);
+    const charges = () => fake.requests.filter((r) => r.method === 'POST' && r.path === '/charge').length;
+    const before = charges();
+    const { booked } = await bookWith('+233241230031');
+
+    const record = await settledRecord(booked.id);
+
+    expect(record).toMatchObject({ state: 'paid', gateway_confirmed: true });
+    expect(fake.charges.get(booked.id)?.status).toBe('success');
+    // Five tries, each posting /charge (the first hangs, the rest are refused as duplicates), then the lookup.
+    expect(charges() - before).toBe(5);
+    expect([...fake.charges.values()].filter((c) => c.reference === booked.id)).toHaveLength(1);
+  });
+
+  it('asks the sandbox after its no-answer number timed out five times, and records failed on its word with nothing taken', async () => {
+    const { booked } = await bookWith(SANDBOX.outage, 'test');
+
+    const record = await settledRecord(booked.id);
+
+    expect(record).toMatchObject({ state: 'failed', gateway_confirmed: true });
+    const ledger = await stack.orm.em.fork().execute('select 1 from sandbox_momo_transactions where reference = ?', [booked.id]);
+    expect(ledger).toEqual([]);
+  });
+});
+
+describe('a success that arrives after the record says failed', () => {
+  it('is reconciled: the record turns paid on Paystack’s word, once for a doubled callback, with an audit row', async () => {
+    const { booked, client } = await bookWith('+233241230032');
+    expect(await settledRecord(booked.id)).toMatchObject({ state: 'failed', gateway_confirmed: false });
+    await finish(client, booked.id);
+
+    // The customer approves on the phone; Paystack reports it twice.
+    expect((await fake.sendWebhook(callbackUrl, booked.id, 'charge.success')).statusCode).toBe(200);
+    expect((await fake.sendWebhook(callbackUrl, booked.id, 'charge.success')).statusCode).toBe(200);
+
+    await reconcile();
+    await reconcile();
+
+    expect(await recordOf(booked.id)).toMatchObject({ state: 'paid', gateway_confirmed: true, recheck_requested_at: null });
+    expect((await client.get(`/partner/deliveries/${booked.id}`)).body.payment_status).toBe('paid');
+    expect(await correctionsOf(booked.id)).toEqual([{ from_state: 'failed', to_state: 'paid', gateway: 'paystack', trigger: 'schedule' }]);
+    expect([...fake.charges.values()].filter((c) => c.reference === booked.id)).toHaveLength(1);
+  });
+
+  it('waits out a Paystack whose verify answers 5xx for a while, then corrects the record', async () => {
+    const { booked, client } = await bookWith('+233241230032');
+    expect(await settledRecord(booked.id)).toMatchObject({ state: 'failed', gateway_confirmed: false });
+    await finish(client, booked.id);
+    await fake.sendWebhook(callbackUrl, booked.id, 'charge.success');
+
+    fake.setVerifyFailures(3);
+    await reconcile();
+
+    expect(await recordOf(booked.id)).toMatchObject({ state: 'paid', gateway_confirmed: true });
+    expect(await correctionsOf(booked.id)).toHaveLength(1);
+  });
+
+  it('turns a paid record failed when Paystack reports the charge reversed after the delivery ended', async () => {
+    const { booked, client } = await bookWith('+233241230000');
+    expect(await settledRecord(booked.id)).toMatchObject({ state: 'paid', gateway_confirmed: true });
+    await finish(client, booked.id);
+
+    // A record with the gateway's word is checked again only because the report asked for it.
+    expect((await fake.sendWebhook(callbackUrl, booked.id, 'charge.failed')).statusCode).toBe(200);
+    await eventually(async () => (await recordOf(booked.id))?.state === 'failed', 20_000, 'the record to follow Paystack');
+
+    expect((await client.get(`/partner/deliveries/${booked.id}`)).body.payment_status).toBe('failed');
+    expect(await correctionsOf(booked.id)).toEqual([{ from_state: 'paid', to_state: 'failed', gateway: 'paystack', trigger: 'schedule' }]);
+  });
+
+  it('leaves a record that Paystack bears out as it is', async () => {
+    const { booked, client } = await bookWith('+233241230000');
+    expect(await settledRecord(booked.id)).toMatchObject({ state: 'paid', gateway_confirmed: true });
+    await finish(client, booked.id);
+
+    await reconcile();
+
+    expect(await recordOf(booked.id)).toMatchObject({ state: 'paid' });
+    expect(await correctionsOf(booked.id)).toEqual([]);
+  });
+});
+
+describe('the reconciliation schedule', () => {
+  it('runs on its own, visible as a Temporal Schedule, and settles a late success with no round started by hand', async () => {
+    const schedule = await stack.temporal.schedule.getHandle(`debit-reconciliation-${stack.settings.temporalTaskQueue}`).describe();
+    expect(schedule.action).toMatchObject({ type: 'startWorkflow', workflowType: 'debitReconciliationWorkflow' });
+
+    const { booked, client } = await bookWith('+233241230032');
+    expect(await settledRecord(booked.id)).toMatchObject({ state: 'failed', gateway_confirmed: false });
+    await finish(client, booked.id);
+    await fake.sendWebhook(callbackUrl, booked.id, 'charge.success');
+
+    await eventually(async () => (await recordOf(booked.id))?.state === 'paid', 20_000, 'the scheduled round to correct the record');
+    expect(await correctionsOf(booked.id)).toEqual([{ from_state: 'failed', to_state: 'paid', gateway: 'paystack', trigger: 'schedule' }]);
+  });
+});

@@ -1,0 +1,119 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { PHOTO_MAX_BYTES } from '../../api/services/handover';
+import { describeOnLinux, exited, spawned } from '../helpers/child-process';
+import { eventually } from '../helpers/http';
+import { makeRider } from '../helpers/partners';
+import { startTestStack, type TestStack } from '../helpers/stack';
+
+// Hand-over photos are streamed to disk as they arrive, a bounded number at once: a burst of
+// full-size uploads must not hold them all in the API's memory. The API runs as its own process
+// (`node --import tsx api/main.ts`, as the image runs it), so its peak resident memory is its own.
+
+const UPLOADS = 200;
+const MEMORY_CEILING_MB = 300;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** A /proc/<pid>/status field in MB (VmRSS now, VmHWM the peak since the process started). */
+function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const kb = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return Number(kb) / 1024;
+}
+
+async function waitUntilUp(baseUrl: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the API exited (${child.exitCode})`);
+    const up = await fetch(`${baseUrl}/healthz`).then((r) => r.ok, () => false);
+    if (up) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  throw new Error('the API did not come up within 30 s');
+}
+
+describeOnLinux('hand-over photo uploads', () => {
+  let stack: TestStack;
+  let api: ChildProcess | undefined;
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'photo-uploads-'));
+
+  beforeAll(async () => {
+    stack = await startTestStack({ withoutWorker: true });
+  });
+  afterAll(async () => {
+    if (api && api.exitCode === null) {
+      api.kill('SIGTERM');
+      await exited(api);
+    }
+    await stack?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it(`keeps the API under ${MEMORY_CEILING_MB} MB through ${UPLOADS} concurrent 5 MB uploads, answering each in the envelope`, async () => {
+    const port = await freePort();
+    api = spawn('node', ['--import', 'tsx', 'api/main.ts'], {
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        LOG_LEVEL: 'error',
+        PORT: String(port),
+        DATA_DIR: dataDir,
+        DATABASE_URL: stack.settings.databaseUrl,
+        TEMPORAL_ADDRESS: stack.settings.temporalAddress,
+        TEMPORAL_NAMESPACE: stack.settings.temporalNamespace,
+        // The burst is one rider's: its per-token limit is not what is measured here.
+        RATE_LIMIT_RIDER_PER_MINUTE: '100000',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    });
+    await spawned(api);
+    const pid = api.pid as number;
+    const baseUrl = `http://127.0.0.1:${port}`;
+    await waitUntilUp(baseUrl, api);
+    const { riderToken } = await makeRider(stack.orm);
+    const before = memoryMb(pid, 'VmRSS');
+
+    // One Blob shared by every form: the test's own memory holds one photo, not two hundred.
+    const photo = new Blob([Buffer.alloc(PHOTO_MAX_BYTES, 0xab)], { type: 'image/jpeg' });
+    const answers = await Promise.all(
+      Array.from({ length: UPLOADS }, async () => {
+        const form = new FormData();
+        form.append('photo', photo, 'door.jpg');
+        // No such delivery: the body is still read in full (the token is valid), then answered 404.
+        const response = await fetch(`${baseUrl}/api/v1/rider/deliveries/${randomUUID()}/deliver`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${riderToken}` },
+          body: form,
+        });
+        return { status: response.status, body: (await response.json()) as { error?: { code?: string } } };
+      }),
+    );
+    const peak = memoryMb(pid, 'VmHWM');
+    process.stdout.write(`photo uploads: API RSS ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB through ${UPLOADS} × 5 MB\n`);
+
+    const byStatus = new Map<number, string[]>();
+    for (const { status, body } of answers) byStatus.set(status, [...(byStatus.get(status) ?? []), body.error?.code ?? 'none']);
+    process.stdout.write(`photo uploads: answers ${JSON.stringify(Object.fromEntries([...byStatus].map(([status, codes]) => [status, codes.length])))}\n`);
+    // Each one read and answered 404; past the wait for a slot, 503 unavailable; on a machine so
+    // loaded that an upload outlasts the server's request time limit, 400 for the cut body. Each in
+    // the envelope: never a crash, a 500 or a bare status line.
+    const expected: Record<number, string> = { 404: 'not_found', 503: 'unavailable', 400: 'bad_request' };
+    for (const [status, codes] of byStatus) expect(new Set(codes)).toEqual(new Set([expected[status] ?? `no ${status} expected`]));
+    // At least a full round of slots was read to the end; how many more is the machine's speed.
+    expect(byStatus.get(404)?.length ?? 0).toBeGreaterThanOrEqual(16);
+    expect(peak).toBeLessThan(MEMORY_CEILING_MB);
+    // No staged upload is left behind once each is answered (removed just after the answer goes).
+    await eventually(async () => readdirSync(path.join(dataDir, 'uploads', '.incoming')).length === 0, 10_000, 'no staged upload left');
+  }, 60_000);
+});

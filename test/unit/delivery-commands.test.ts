@@ -1,0 +1,56 @@
+import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { Settings } from '../../config/settings';
+import { ApiError } from '../../api/errors';
+import { sendDeliveryUpdate, UNPROCESSED_TRIES } from '../../api/services/delivery-commands';
+import { FAILURE, type DeliveryState } from '../../workflows/messages';
+
+// Only the calls sendDeliveryUpdate makes of a Temporal client: a handle, and a deadline around the calls.
+const temporal = {
+  workflow: { getHandle: () => ({}) as WorkflowHandle },
+  connection: { withDeadline: <T>(_deadline: number, calls: () => Promise<T>) => calls() },
+} as unknown as Client;
+const deps = { temporal, settings: { temporalCallTimeoutSeconds: 5 } as Settings };
+const stillInTransit = async () => 'in_transit';
+
+const unprocessed = () =>
+  new WorkflowUpdateFailedError('Workflow Update failed', ApplicationFailure.create({ type: 'UnprocessedUpdate', message: 'not processed', nonRetryable: true }));
+
+describe('sending a message to a delivery', () => {
+  it('sends again an update the server turned away unprocessed, and answers as the delivery did', async () => {
+    let sends = 0;
+    const send = async () => {
+      sends += 1;
+      if (sends < UNPROCESSED_TRIES) throw unprocessed();
+      return {} as DeliveryState;
+    };
+    await expect(sendDeliveryUpdate(deps, 'd1', send, stillInTransit)).resolves.toBeUndefined();
+    expect(sends).toBe(UNPROCESSED_TRIES);
+  });
+
+  it('answers 503 unavailable when every try is turned away unprocessed', async () => {
+    let sends = 0;
+    const send = async (): Promise<DeliveryState> => {
+      sends += 1;
+      throw unprocessed();
+    };
+    const answer = await sendDeliveryUpdate(deps, 'd1', send, stillInTransit).catch((e: unknown) => e);
+    expect(answer).toBeInstanceOf(ApiError);
+    expect(answer).toMatchObject({ status: 503, code: 'unavailable' });
+    expect(sends).toBe(UNPROCESSED_TRIES);
+  });
+
+  it('sends a refused code once and answers 400 with the refusal', async () => {
+    let sends = 0;
+    const send = async (): Promise<DeliveryState> => {
+      sends += 1;
+      throw new WorkflowUpdateFailedError(
+        'Workflow Update failed',
+        ApplicationFailure.create({ type: FAILURE.verificationFailed, message: 'The code is wrong', details: [{ status: 'in_transit', otp: 'does not match' }] }),
+      );
+    };
+    const answer = await sendDeliveryUpdate(deps, 'd1', send, stillInTransit).catch((e: unknown) => e);
+    expect(answer).toMatchObject({ status: 400, code: 'bad_request', details: { status: 'in_transit', otp: 'does not match' } });
+    expect(sends).toBe(1);
+  });
+});
