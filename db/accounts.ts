@@ -84,24 +84,83 @@ export async function confirmEmail(em: EntityManager, tokenHash: string, purpose
 /**
  * A new sign-up for an address whose account is still unconfirmed: the newest password and name
  * replace the pending ones and the links sent before are spent, so the link in the mailbox
- * confirms the account whose password its reader chose. False when the account is confirmed
- * (by then, or all along), which is never changed this way.
+ * confirms the account whose password its reader chose. The account's count of sign-ups goes up,
+ * which marks it contested: its next link, opened anywhere but the browser of this sign-up, asks
+ * its reader for a password instead of confirming this one (see findConfirmLink). Returns this
+ * sign-up's number (2 for the first replacement), or null when the account is confirmed (by then,
+ * or all along), which is never changed this way.
  */
 export async function replacePendingSignUp(
   em: EntityManager,
   input: { partnerId: string; passwordHash: string; businessName: string; purpose: string },
-): Promise<boolean> {
+): Promise<number | null> {
   return em.transactional(async (tx) => {
-    const rows = await tx.execute<unknown[]>(
-      'update partners set password_hash = ?, business_name = ? where id = ? and email_confirmed_at is null returning id',
+    const [row] = await tx.execute<{ sign_ups: number }[]>(
+      `update partners set password_hash = ?, business_name = ?, sign_ups = sign_ups + 1
+           where id = ? and email_confirmed_at is null returning sign_ups`,
       [input.passwordHash, input.businessName.trim(), input.partnerId],
     );
-    if (rows.length !== 1) return false;
+    if (!row) return null;
     await tx.execute('update email_tokens set used_at = now() where partner_id = ? and purpose = ? and used_at is null', [
       input.partnerId,
       input.purpose,
     ]);
-    return true;
+    return row.sign_ups;
+  });
+}
+
+/** The account an unused, unexpired confirmation link is for, as its page needs it. */
+export interface ConfirmLink {
+  partner_id: string;
+  email: string;
+  business_name: string;
+  confirmed: boolean;
+  /** How many sign-ups the address has had while unconfirmed: over 1, the account is contested. */
+  sign_ups: number;
+}
+
+/**
+ * Reads a link without using it, so the page can decide whether one click may confirm. A link
+ * still unused was sent after the account's latest sign-up (a replacement spends the older ones,
+ * in the same transaction that counts it), so `sign_ups` is the number of the sign-up it confirms.
+ */
+export async function findConfirmLink(em: EntityManager, tokenHash: string, purpose: string): Promise<ConfirmLink | null> {
+  const [row] = await em.execute<ConfirmLink[]>(
+    `select p.id as partner_id, p.email, p.business_name, p.email_confirmed_at is not null as confirmed, p.sign_ups
+         from email_tokens t join partners p on p.id = t.partner_id
+         where t.token_hash = ? and t.purpose = ? and t.used_at is null and t.expires_at > now()`,
+    [tokenHash, purpose],
+  );
+  return row ?? null;
+}
+
+/**
+ * The reader of the mailbox takes a contested account: uses an unexpired, unused confirmation
+ * token, sets the password and business name they chose, confirms the address, spends the other
+ * links and ends every dashboard session of the account (the caller logs its own browser in
+ * afterwards), all in one transaction. The partner's id, or null when the link does not work.
+ */
+export async function claimPendingSignUp(
+  em: EntityManager,
+  input: { tokenHash: string; purpose: string; passwordHash: string; businessName: string },
+): Promise<string | null> {
+  return em.transactional(async (tx) => {
+    const [used] = await tx.execute<{ partner_id: string }[]>(
+      `update email_tokens set used_at = now()
+           where token_hash = ? and purpose = ? and used_at is null and expires_at > now() returning partner_id`,
+      [input.tokenHash, input.purpose],
+    );
+    if (!used) return null;
+    await tx.execute(
+      'update partners set password_hash = ?, business_name = ?, email_confirmed_at = coalesce(email_confirmed_at, now()) where id = ?',
+      [input.passwordHash, input.businessName.trim(), used.partner_id],
+    );
+    await tx.execute('update email_tokens set used_at = now() where partner_id = ? and purpose = ? and used_at is null', [
+      used.partner_id,
+      input.purpose,
+    ]);
+    await endPartnerSessions(tx, used.partner_id);
+    return used.partner_id;
   });
 }
 

@@ -14,6 +14,23 @@ import { hashPassword, verifyPassword } from './passwords';
  * account uses the email address, so none of them tells a stranger who has an account.
  */
 
+/** A sign-up that made or replaced a pending account: its id, and which sign-up of it this was (1 for the first). */
+export interface SignUp {
+  partnerId: string;
+  number: number;
+}
+
+/** What the confirmation page needs to know of a link before it is used. */
+export interface PendingConfirmation {
+  partnerId: string;
+  email: string;
+  businessName: string;
+  /** The number of the account's latest sign-up: the one this link confirms. */
+  signUpNumber: number;
+  /** Signed up for more than once before confirming: one click confirms only where the latest sign-up was made. */
+  contested: boolean;
+}
+
 export const CONFIRM_PURPOSE = 'confirm_email';
 export const RESET_PURPOSE = 'reset_password';
 const TOKEN = /^[A-Za-z0-9_-]{20,100}$/;
@@ -103,17 +120,20 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
      * New address: an account and a confirmation link, and its id is returned. Unconfirmed
      * address: this sign-up's password and name replace the pending ones, older links stop
      * working and a new one is sent, so whoever reads the mailbox confirms the account whose
-     * password they chose (a stranger who signed up first with the address keeps nothing); its
-     * id is returned. Confirmed address: an email to its owner instead, and null.
+     * password they chose (a stranger who signed up first with the address keeps nothing); the
+     * account is contested from then on, so that link, opened anywhere but this browser, asks its
+     * reader for a password rather than confirming this one (an owner who signed up first keeps
+     * the account too); its id is returned. Confirmed address: an email to its owner instead, and
+     * null. The number says which sign-up of the account this was.
      */
-    async signUp(input: { email: string; password: string; businessName: string }): Promise<string | null> {
+    async signUp(input: { email: string; password: string; businessName: string }): Promise<SignUp | null> {
       const passwordHash = await hashPassword(input.password);
       const existing = await findByEmail(input.email);
       if (!existing) {
         try {
           const created = await accounts.createPartner(orm.em.fork(), { email: input.email, businessName: input.businessName, passwordHash });
           await sendConfirmation({ partnerId: created.partnerId, email: created.email, businessName: input.businessName });
-          return created.partnerId;
+          return { partnerId: created.partnerId, number: 1 };
         } catch (error) {
           // Two sign-ups for one address at once: the loser is treated as a known address.
           if (!isUniqueViolation(error)) throw error;
@@ -128,11 +148,11 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
           businessName: input.businessName,
           purpose: CONFIRM_PURPOSE,
         });
-        if (replaced) {
+        if (replaced !== null) {
           // Browsers logged in with the replaced password, or holding its sign-up, lose the account.
           await endPartnerSessions(orm.em.fork(), owner.id);
           await sendConfirmation({ partnerId: owner.id, email: owner.email, businessName: input.businessName.trim() });
-          return owner.id;
+          return { partnerId: owner.id, number: replaced };
         }
       }
       await deliver({
@@ -182,10 +202,42 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
       return true;
     },
 
+    /**
+     * The account a confirmation link would confirm, without using the link; null when it does not
+     * work. An account is contested once a second sign-up replaced the pending one, until confirmed.
+     */
+    async pendingConfirmation(token: string): Promise<PendingConfirmation | null> {
+      if (!TOKEN.test(token)) return null;
+      const link = await accounts.findConfirmLink(orm.em.fork(), tokenHash(token), CONFIRM_PURPOSE);
+      if (!link) return null;
+      return {
+        partnerId: link.partner_id,
+        email: link.email,
+        businessName: link.business_name,
+        signUpNumber: link.sign_ups,
+        contested: !link.confirmed && link.sign_ups > 1,
+      };
+    },
+
     /** Single use: the first visit confirms (and names the account), later visits and expired links find nothing. */
     async confirm(token: string): Promise<string | null> {
       if (!TOKEN.test(token)) return null;
       return accounts.confirmEmail(orm.em.fork(), tokenHash(token), CONFIRM_PURPOSE);
+    },
+
+    /**
+     * Single use, by a confirmation link: its reader (who holds the mailbox) chooses the password
+     * and name, the address is confirmed and every session of the account ends, whoever's sign-up
+     * the link was sent for. The account's id, or null when the link does not work.
+     */
+    async claimSignUp(input: { token: string; password: string; businessName: string }): Promise<string | null> {
+      if (!TOKEN.test(input.token)) return null;
+      return accounts.claimPendingSignUp(orm.em.fork(), {
+        tokenHash: tokenHash(input.token),
+        purpose: CONFIRM_PURPOSE,
+        passwordHash: await hashPassword(input.password),
+        businessName: input.businessName,
+      });
     },
 
     /** Sends a fresh link when an unconfirmed account uses the address; otherwise nothing, silently. */

@@ -18,6 +18,12 @@ declare module 'express-session' {
      * confirmation link, opened here, logs this browser in.
      */
     signedUp: string;
+    /**
+     * Which sign-up of that account this browser made (1 for the first). A contested account's
+     * link confirms in one click only in the browser of its latest sign-up, even one whose session
+     * was saved just after a later sign-up ended the sessions of the earlier ones.
+     */
+    signUpNumber: number;
     /** A one-line message for the next page (after a redirect). */
     flash: { kind: 'ok' | 'error'; text: string };
   }

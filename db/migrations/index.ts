@@ -8,6 +8,7 @@ import { Migration20261126000000_handover_lock_in_workflow } from './Migration20
 import { Migration20261126010000_booking_claim } from './Migration20261126010000_booking_claim';
 import { Migration20261126020000_debit_reconciliation } from './Migration20261126020000_debit_reconciliation';
 import { Migration20261126040000_rider_tokens_calls } from './Migration20261126040000_rider_tokens_calls';
+import { Migration20261126050000_contested_sign_ups } from './Migration20261126050000_contested_sign_ups';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
 export const migrationsList = [
@@ -21,4 +22,5 @@ export const migrationsList = [
   { name: 'Migration20261126010000_booking_claim', class: Migration20261126010000_booking_claim },
   { name: 'Migration20261126020000_debit_reconciliation', class: Migration20261126020000_debit_reconciliation },
   { name: 'Migration20261126040000_rider_tokens_calls', class: Migration20261126040000_rider_tokens_calls },
+  { name: 'Migration20261126050000_contested_sign_ups', class: Migration20261126050000_contested_sign_ups },
 ];

@@ -107,6 +107,109 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
     expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
   });
 
+  describe('when a stranger signs up with the address after its owner', () => {
+    /** The owner signs up, then a stranger with the same address, who logs in as the pending account. */
+    async function contestedByALaterStranger() {
+      const email = uniqueEmail();
+      const owner = dashboardClient(stack.baseUrl);
+      await owner.signUp({ email, password: PASSWORD, business_name: 'Owner Shop' });
+      const stranger = dashboardClient(stack.baseUrl);
+      await stranger.signUp({ email, password: 'the stranger password', business_name: 'Stranger Ltd' });
+      expect((await stranger.logIn(email, 'the stranger password')).status).toBe(303);
+      const messages = await mailsTo(mailDir, email);
+      expect(messages).toHaveLength(2);
+      const link = pathOf(confirmLinkIn(messages[1]!)!);
+      const token = new URL(link, stack.baseUrl).searchParams.get('token')!;
+      return { email, owner, stranger, messages, link, token };
+    }
+
+    const confirmedInDatabase = async (email: string) => (await count('select count(*) as n from partners where email = ? and email_confirmed_at is not null', [email])) === 1;
+
+    it('lets the owner, opening the link in a fresh browser, choose the password: the stranger is out', async () => {
+      const { email, stranger, messages, link, token } = await contestedByALaterStranger();
+      // The owner's first link was spent by the stranger's sign-up.
+      expect((await dashboardClient(stack.baseUrl).get(pathOf(confirmLinkIn(messages[0]!)!))).status).toBe(400);
+
+      // The owner's sessions ended with the stranger's sign-up, so the link opens in a browser that
+      // made no sign-up: it confirms nothing, and asks for a password instead.
+      const reader = dashboardClient(stack.baseUrl);
+      const form = await reader.get(link);
+      expect(form.status).toBe(200);
+      expect(form.text).toContain('Choose your password');
+      expect(form.text).toContain(`value="${token}"`);
+      expect(await confirmedInDatabase(email)).toBe(false);
+
+      const done = await reader.submit(link, '/dashboard/confirm', { token, business_name: 'Owner Shop', password: NEW_PASSWORD });
+      expect(done.status).toBe(303);
+      expect(done.location).toBe('/dashboard/keys');
+      expect(await confirmedInDatabase(email)).toBe(true);
+      const keys = await reader.get('/dashboard/keys');
+      expect(keys.status).toBe(200);
+      expect(keys.text).toContain('Your password is saved and your email address is confirmed.');
+      expect((await reader.submit('/dashboard/keys', '/dashboard/keys', { label: 'Shop server', mode: 'test' })).status).toBe(201);
+      expect((await reader.get('/dashboard')).text).toContain('Owner Shop');
+
+      // The stranger's password opens nothing, and the stranger's browser was logged out.
+      expect((await dashboardClient(stack.baseUrl).logIn(email, 'the stranger password')).status).toBe(400);
+      expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+      expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(303);
+
+      // Single use: neither the link nor its form works again.
+      expect((await dashboardClient(stack.baseUrl).get(link)).status).toBe(400);
+      const replay = await dashboardClient(stack.baseUrl).submit('/dashboard/login', '/dashboard/confirm', { token, business_name: 'Stranger Ltd', password: 'the stranger password' });
+      expect(replay.status).toBe(400);
+      expect(replay.text).toContain('This link does not work any more');
+      expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(303);
+    });
+
+    it('changes nothing for a password form without its CSRF token, too short a password or an expired link', async () => {
+      const { email, link, token } = await contestedByALaterStranger();
+      const reader = dashboardClient(stack.baseUrl);
+      await reader.get(link);
+      const forged = await reader.post('/dashboard/confirm', { token, business_name: 'Owner Shop', password: NEW_PASSWORD });
+      expect(forged.status).toBe(403);
+
+      const short = await reader.submit(link, '/dashboard/confirm', { token, business_name: 'Owner Shop', password: 'short' });
+      expect(short.status).toBe(400);
+      expect(short.text).toMatch(/id="password-error">Use at least 10 characters/);
+      expect(short.text).toContain(`value="${token}"`);
+      expect(await confirmedInDatabase(email)).toBe(false);
+
+      await stack.orm.em.fork().execute(`update email_tokens set expires_at = now() - interval '1 second' where token_hash = ?`, [
+        createHash('sha256').update(token).digest('hex'),
+      ]);
+      const late = await reader.submit('/dashboard/login', '/dashboard/confirm', { token, business_name: 'Owner Shop', password: NEW_PASSWORD });
+      expect(late.status).toBe(400);
+      expect(late.text).toContain('This link does not work any more');
+      expect(await confirmedInDatabase(email)).toBe(false);
+      expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(400);
+    });
+
+    it('still confirms in one click in the browser of the latest sign-up', async () => {
+      const { email, stranger, link } = await contestedByALaterStranger();
+      // The owner signs up once more: now the latest sign-up, and the stranger's session ends.
+      const owner = dashboardClient(stack.baseUrl);
+      await owner.signUp({ email, password: NEW_PASSWORD, business_name: 'Owner Shop' });
+      expect((await dashboardClient(stack.baseUrl).get(link)).status).toBe(400);
+      const latest = pathOf(confirmLinkIn((await mailsTo(mailDir, email))[2]!)!);
+      const confirmed = await owner.get(latest);
+      expect(confirmed.status).toBe(303);
+      expect(confirmed.location).toBe('/dashboard/keys');
+      expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+      expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(303);
+    });
+  });
+
+  it('confirms an address signed up for only once in one click, in any browser', async () => {
+    const email = uniqueEmail();
+    await dashboardClient(stack.baseUrl).signUp({ email, password: PASSWORD, business_name: 'Only Once Ltd' });
+    const [message] = await mailsTo(mailDir, email);
+    const confirmed = await dashboardClient(stack.baseUrl).get(pathOf(confirmLinkIn(message!)!));
+    expect(confirmed.status).toBe(200);
+    expect(confirmed.text).toContain('Email address confirmed');
+    expect(await count('select count(*) as n from partners where email = ? and email_confirmed_at is not null', [email])).toBe(1);
+  });
+
   describe('password reset by email', () => {
     it('answers the same whether or not the address has an account, and mails only a known one', async () => {
       const { email } = await confirmedAccount();

@@ -82,6 +82,32 @@ export function resendPage(ctx: PageContext, values: Record<string, string> = {}
   );
 }
 
+/**
+ * Behind the confirmation link of a contested account (signed up for more than once before it was
+ * confirmed), opened in a browser other than the latest sign-up's: its reader holds the mailbox,
+ * so they choose the password rather than confirm one someone else may have chosen. The token
+ * rides along in a hidden field.
+ */
+export function claimSignUpPage(ctx: PageContext, token: string, email: string, values: Record<string, string> = {}, errors: FieldErrors = {}): Html {
+  return layout(
+    ctx,
+    'Choose your password',
+    html`<section class="narrow">
+      <h1>Choose your password</h1>
+      <p class="lead"><strong>${email}</strong> was used to sign up more than once before it was confirmed, perhaps by someone else, so the password on the account may not be yours. The account goes to whoever reads this address's mail: choose its password and business name.</p>
+      <p>Saving them confirms your email address, stops any other password and logs out every other browser.</p>
+      ${errorSummary(errors)}
+      <form method="post" action="/dashboard/confirm" novalidate>
+        ${csrfInput(ctx)}
+        <input type="hidden" name="token" value="${token}">
+        ${field(errors, { name: 'business_name', label: SIGNUP_LABELS.business_name, value: values.business_name, autocomplete: 'organization', required: true, maxlength: LIMITS.name })}
+        ${field(errors, { name: 'password', label: SIGNUP_LABELS.password, type: 'password', autocomplete: 'new-password', required: true, maxlength: 200, hint: `At least ${PASSWORD_MIN} characters.` })}
+        <button type="submit" class="button primary">Confirm and log in</button>
+      </form>
+    </section>`,
+  );
+}
+
 export function confirmedPage(ctx: PageContext, ok: boolean): Html {
   if (ok) {
     return layout(

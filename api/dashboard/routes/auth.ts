@@ -2,10 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { LIMITS, PASSWORD_MIN } from '../../../domain/limits';
 import type { AccountService } from '../accounts';
-import { checkEmailPage, confirmedPage, logInPage, resendPage, signUpPage } from '../../../web/dashboard/auth';
+import { checkEmailPage, claimSignUpPage, confirmedPage, logInPage, resendPage, signUpPage } from '../../../web/dashboard/auth';
 import type { FieldErrors } from '../../../web/dashboard/forms';
 import { characters, formValues, isEmailAddress, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 import { SESSION_COOKIE } from '../session';
+import { newPasswordProblem, passwordOf } from './password';
 
 /** A new session for the partner: a new id, so an id planted before it (session fixation) is worthless. */
 async function logIn(req: Request, partnerId: string): Promise<void> {
@@ -41,7 +42,8 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
     const created = await accounts.signUp({ email: values.email, password, businessName: values.business_name });
     // The person who chose the password is in this browser: its confirmation link, opened here,
     // logs it in. A confirmed address gets a random id, so the answer tells nothing of the account.
-    req.session.signedUp = created ?? randomUUID();
+    req.session.signedUp = created?.partnerId ?? randomUUID();
+    req.session.signUpNumber = created?.number ?? 1;
     await saveSession(req);
     res.redirect(303, `/dashboard/check-email?email=${encodeURIComponent(values.email)}`);
   });
@@ -51,16 +53,57 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
     render(res, checkEmailPage(pageOf(res), email));
   });
 
+  /*
+   * The owner of the mailbox wins, whoever signed up first. A link opened in the browser of the
+   * account's latest sign-up, or one logged in as it, confirms and logs in at once. Opened anywhere
+   * else, it confirms at once only if the address was signed up for just once (its password was
+   * chosen by whoever asked for the mail). Once a second sign-up replaced the pending one (the
+   * account is contested), the password on the account may be a stranger's: the link then shows
+   * a form where its reader chooses the password and name, and its POST confirms, ends every
+   * other session and logs this browser in.
+   */
   router.get('/confirm', async (req, res) => {
-    const confirmed = await accounts.confirm(typeof req.query.token === 'string' ? req.query.token : '');
+    const token = typeof req.query.token === 'string' ? req.query.token : '';
     const ctx = pageOf(res);
+    const pending = await accounts.pendingConfirmation(token);
+    const madeLatestSignUpHere =
+      pending !== null && pending.partnerId === req.session.signedUp && (req.session.signUpNumber ?? 1) === pending.signUpNumber;
+    if (pending?.contested && pending.partnerId !== ctx.viewer?.partnerId && !madeLatestSignUpHere) {
+      // Nothing is used yet: the link works until the form is saved (or a newer sign-up spends it).
+      return render(res, claimSignUpPage(ctx, token, pending.email, { business_name: pending.businessName }));
+    }
+    // A sign-up between the look and this use spends the link, so it confirms nothing then.
+    const confirmed = pending ? await accounts.confirm(token) : null;
     const loggedInAsIt = confirmed !== null && confirmed === ctx.viewer?.partnerId;
-    const signedUpHere = confirmed !== null && confirmed === req.session.signedUp;
+    const signedUpHere = confirmed !== null && madeLatestSignUpHere;
     if (!loggedInAsIt && !signedUpHere) return render(res, confirmedPage(ctx, confirmed !== null), confirmed ? 200 : 400);
     // Confirming is the only step between sign-up and a key, so the browser that signed up is
     // logged in here, under a new session id as at log-in.
     if (!loggedInAsIt && confirmed) await logIn(req, confirmed);
     return redirectWith(req, res, '/dashboard/keys', 'ok', 'Your email address is confirmed. You can create API keys now.');
+  });
+
+  router.post('/confirm', authLimit, async (req, res) => {
+    const token = typeof req.body?.token === 'string' ? (req.body.token as string) : '';
+    const values = formValues(req, ['business_name'] as const);
+    const password = passwordOf(req, 'password');
+    const errors: FieldErrors = {};
+    if (!values.business_name) errors.business_name = 'Enter the name of your business';
+    else if (characters(values.business_name) > LIMITS.name) errors.business_name = `Use at most ${LIMITS.name} characters`;
+    const problem = newPasswordProblem(password);
+    if (problem) errors.password = problem;
+    if (Object.keys(errors).length) {
+      const pending = await accounts.pendingConfirmation(token);
+      if (!pending) return render(res, confirmedPage(pageOf(res), false), 400);
+      return render(res, claimSignUpPage(pageOf(res), token, pending.email, values, errors), 400);
+    }
+    // Checked again and used in one step: single use, expiring, and spent by any newer sign-up.
+    const partnerId = await accounts.claimSignUp({ token, password, businessName: values.business_name });
+    if (!partnerId) return render(res, confirmedPage(pageOf(res), false), 400);
+    // Every session of the account has ended; this browser, whose reader holds the mailbox, is
+    // logged in under a new session id.
+    await logIn(req, partnerId);
+    return redirectWith(req, res, '/dashboard/keys', 'ok', 'Your password is saved and your email address is confirmed. Every other browser is logged out.');
   });
 
   router.get('/login', (req, res) => {

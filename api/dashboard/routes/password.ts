@@ -6,12 +6,12 @@ import { changePasswordPage, forgotPasswordPage, resetLinkInvalidPage, resetPass
 import { formValues, isEmailAddress, pageOf, redirectWith, render } from '../respond';
 
 /** Passwords are taken as typed: spaces count. */
-function passwordOf(req: Request, name: string): string {
+export function passwordOf(req: Request, name: string): string {
   const value: unknown = req.body?.[name];
   return typeof value === 'string' ? value : '';
 }
 
-function newPasswordProblem(password: string): string | null {
+export function newPasswordProblem(password: string): string | null {
   if (!password) return 'Choose a password';
   if (password.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters`;
   if (password.length > 200) return 'Use at most 200 characters';
