@@ -15,7 +15,15 @@ import { headAsGet } from './middleware/head-as-get';
 import { httpMetrics } from './middleware/metrics';
 import { partnerAuth } from './middleware/partner-auth';
 import { stagedPhotoStorage } from './middleware/photo-staging';
-import { partnerIpRateLimit, partnerRateLimit, partnerTestModeRateLimit, placesRateLimit, riderRateLimit, trackingRateLimit } from './middleware/rate-limit';
+import {
+  partnerIpRateLimit,
+  partnerRateLimit,
+  partnerTestModeRateLimit,
+  placesRateLimit,
+  riderIpRateLimit,
+  riderRateLimit,
+  trackingRateLimit,
+} from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { riderAuth } from './middleware/rider-auth';
 import { uploadSlots } from './middleware/upload-slots';
@@ -59,9 +67,9 @@ export function createApp(deps: AppDeps): Express {
   api.use(createPaystackCallbackRouter(deps));
   // Keys and rider tokens are checked before a body is read or validated: a request without a
   // valid one is 401 whatever it carries, learns nothing of the schema and uploads no photo.
-  // The per-IP budget comes first: once spent, made-up keys are refused without a lookup.
+  // The per-IP budget comes first: once spent, made-up keys and tokens are refused without a lookup.
   api.use('/partner', partnerIpRateLimit(deps), partnerAuth(deps.orm), partnerRateLimit(deps), partnerTestModeRateLimit(deps));
-  api.use('/rider', riderAuth(deps.orm), riderRateLimit(deps));
+  api.use('/rider', riderIpRateLimit(deps), riderAuth(deps.orm), riderRateLimit(deps));
   // Hand-over photos: a bounded number read at once, after the token and before any byte of the body.
   api.post(['/rider/deliveries/:id/deliver', '/rider/deliveries/:id/stops/:index/complete'], uploadSlots(deps.settings.uploadsMaxConcurrent));
   api.use(jsonBody());

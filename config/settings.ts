@@ -95,6 +95,8 @@ export interface Settings extends DeliveryTimings {
   rateLimitAuthPerMinute: number;
   /** Per client IP on `/partner/...`, counted before the key is looked up. */
   rateLimitPartnerIpPerMinute: number;
+  /** Per client IP on `/rider/...`, counted before the token is looked up. */
+  rateLimitRiderIpPerMinute: number;
   /** Per partner: payment methods registered or removed (each registration runs the network's name check). */
   paymentMethodChangesPerHour: number;
   /** Per partner: test webhooks sent from the dashboard. */
@@ -468,6 +470,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     rateLimitStore: oneOf(env, 'RATE_LIMIT_STORE', ['memory', 'postgres'] as const, nodeEnv === 'production' ? 'postgres' : 'memory'),
     rateLimitAuthPerMinute: number(env, 'RATE_LIMIT_AUTH_PER_MINUTE', 10, { min: 1, integer: true }),
     rateLimitPartnerIpPerMinute: number(env, 'RATE_LIMIT_PARTNER_IP_PER_MINUTE', 3000, { min: 1, integer: true }),
+    rateLimitRiderIpPerMinute: number(env, 'RATE_LIMIT_RIDER_IP_PER_MINUTE', 12000, { min: 1, integer: true }),
     paymentMethodChangesPerHour: number(env, 'PAYMENT_METHOD_CHANGES_PER_HOUR', 20, { min: 1, integer: true }),
     webhookTestsPerHour: number(env, 'WEBHOOK_TESTS_PER_HOUR', 30, { min: 1, integer: true }),
     webhookRedeliveriesPerHour: number(env, 'WEBHOOK_REDELIVERIES_PER_HOUR', 600, { min: 1, integer: true }),

@@ -123,6 +123,15 @@ export function partnerIpRateLimit(deps: AppDeps): RequestHandler {
   return limiter(deps, { name: 'partner-ip', limit: deps.settings.rateLimitPartnerIpPerMinute, key: clientIp, per: 'per IP address' });
 }
 
+/**
+ * Per client IP on `/rider/...`, before the token is looked up, for the same reason as the
+ * partner's. Very generous: riders' phones reach us through mobile carriers, which put many
+ * phones behind one address (carrier-grade NAT), and each app sends about a request a second.
+ */
+export function riderIpRateLimit(deps: AppDeps): RequestHandler {
+  return limiter(deps, { name: 'rider-ip', limit: deps.settings.rateLimitRiderIpPerMinute, key: clientIp, per: 'per IP address' });
+}
+
 /** The partner a request acts for: set by partner authentication, or by the dashboard from its session. */
 function partnerKey(_req: Request, res: Response): string {
   const partnerId: unknown = res.locals.partnerId;

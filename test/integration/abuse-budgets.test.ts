@@ -124,6 +124,20 @@ describe('budgets against abuse', () => {
     expect((await api(stack.baseUrl, 'sk_live_malformed').get('/partner/deliveries')).status).toBe(429);
   });
 
+  it('refuses made-up rider tokens from an IP past its budget before any token lookup: 429 even with Postgres cut off', async () => {
+    const { orm, proxy } = await ormBehindProxy();
+    const stack = await stackWith({ RATE_LIMIT_RIDER_IP_PER_MINUTE: '3' }, orm);
+    const madeUp = () => api(stack.baseUrl, generateSecret('live', 'rk')).get('/rider/offers');
+    for (let i = 0; i < 3; i += 1) expect((await madeUp()).status).toBe(401);
+    // No database from here on: an answer that needed a token lookup would be 503.
+    await proxy.cut();
+    const refused = await madeUp();
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toMatchObject({ code: 'rate_limited', message: expect.stringMatching(/per IP address/), details: { limit: 3, window_seconds: 60 } });
+    // The partners' budget is their own: this address's partner requests still reach the key check.
+    expect((await api(stack.baseUrl, generateSecret('live', 'sk')).get('/partner/deliveries')).status).toBe(503);
+  });
+
   it('needs the key lookup for a made-up key while the IP budget lasts (the control: 503 with Postgres cut off)', async () => {
     const { orm, proxy } = await ormBehindProxy();
     const stack = await stackWith({}, orm);
