@@ -2,7 +2,7 @@
 import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import { ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.mjs';
+import { ensureDependencies, onProjectNode, ensureTemporalCli, root, say } from './lib/prepare.mjs';
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 // STACK_DATA_DIR lets a second stack (say, the start-up smoke test) keep its files apart.
@@ -29,6 +29,7 @@ async function main() {
     process.exit(1);
   }
   ensureDependencies();
+  await onProjectNode();
   const cli = ensureTemporalCli();
   const { startTemporal, migrate, portInUse } = await import('./lib/stack.mjs');
   const { startEmbeddedPostgres } = await import('./lib/embedded-postgres.mjs');

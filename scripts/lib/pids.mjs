@@ -5,6 +5,11 @@ import path from 'node:path';
 import { root } from './prepare.mjs';
 import { stopProcess } from './stack.mjs';
 
+/**
+ * Starts one of the service's programs: a TypeScript entry point (`'api/main.ts'`) through tsx,
+ * as in development, or compiled JavaScript given as node's arguments
+ * (`['--max-semi-space-size=4', 'dist/api/main.js']`), as production runs it.
+ */
 export function startNodeProcess(name, script, env, logFile) {
   let stdio = 'inherit';
   if (logFile) {
@@ -12,7 +17,8 @@ export function startNodeProcess(name, script, env, logFile) {
     const out = openSync(logFile, 'a');
     stdio = ['ignore', out, out];
   }
-  const child = spawn(path.join(root, 'node_modules', '.bin', 'tsx'), [script], {
+  const [command, args] = Array.isArray(script) ? [process.execPath, script] : [path.join(root, 'node_modules', '.bin', 'tsx'), [script]];
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, ...env },
     stdio,

@@ -1,5 +1,5 @@
 // Set-up that must work before any dependency is installed: plain Node only.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
@@ -26,6 +26,27 @@ export function ensureDependencies() {
   const args = ['install', '--no-audit', '--no-fund', '--loglevel=error'];
   const result = spawnSync('npm', args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) throw new Error('npm install failed (run it by hand to see why)');
+}
+
+/** The Node.js major version the project runs on: package.json's dev dependency `node`. */
+const PROJECT_NODE_MAJOR = 24;
+
+/**
+ * On a machine whose own Node is older than the project's, runs this script again on the
+ * project's Node (the registry's `node` package, installed with the dev dependencies), passes it
+ * SIGTERM, and exits with its code; returns at once when already on it. Ctrl-C reaches both
+ * processes from the terminal, so the parent only waits.
+ */
+export async function onProjectNode() {
+  if (Number(process.versions.node.split('.')[0]) >= PROJECT_NODE_MAJOR) return;
+  const projectNode = path.join(root, 'node_modules', '.bin', 'node');
+  if (!existsSync(projectNode)) throw new Error(`Node ${PROJECT_NODE_MAJOR} is missing from node_modules: run npm install.`);
+  const child = spawn(projectNode, process.argv.slice(1), { stdio: 'inherit' });
+  process.on('SIGTERM', () => child.kill('SIGTERM'));
+  process.on('SIGINT', () => undefined);
+  process.on('SIGHUP', () => undefined);
+  const code = await new Promise((resolve) => child.on('exit', (exitCode, signal) => resolve(exitCode ?? (signal === 'SIGINT' ? 130 : 1))));
+  process.exit(code);
 }
 
 function onPath(name) {
@@ -82,4 +103,23 @@ export function ensureChromium() {
   const result = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
   if (result.status !== 0 || !existsSync('/usr/bin/chromium')) throw new Error('apt-get install chromium failed');
   return '/usr/bin/chromium';
+}
+
+/**
+ * `npm run topology` and its tests put Debian's HAProxy in front of the API processes. Installs it
+ * with apt when missing and allowed (root), as ensureChromium does for the browser.
+ */
+export function ensureHaproxy() {
+  const candidates = [process.env.HAPROXY_PATH, '/usr/sbin/haproxy'].filter(Boolean);
+  const found = candidates.find((candidate) => existsSync(candidate)) ?? onPath('haproxy');
+  if (found) return found;
+  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
+    throw new Error('HAProxy is missing: install it (Debian: apt-get install haproxy) or set HAPROXY_PATH.');
+  }
+  say('Installing HAProxy for the topology (apt-get install haproxy)…');
+  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
+  spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
+  const result = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'haproxy'], { stdio: 'inherit', env });
+  if (result.status !== 0 || !existsSync('/usr/sbin/haproxy')) throw new Error('apt-get install haproxy failed');
+  return '/usr/sbin/haproxy';
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -9,13 +9,17 @@ import { describeOnLinux, exited, spawned } from '../helpers/child-process';
 import { eventually } from '../helpers/http';
 import { makeRider } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
+import { imageApiArgs } from '../../scripts/lib/image-command.mjs';
 
 // Hand-over photos are streamed to disk as they arrive, a bounded number at once: a burst of
-// full-size uploads must not hold them all in the API's memory. The API runs as its own process
-// (`node --import tsx api/main.ts`, as the image runs it), so its peak resident memory is its own.
+// full-size uploads must not hold them all in the API's memory. The API runs as its own process,
+// compiled and with the node flags the image runs it with (its Dockerfile CMD; `npm test` compiles into
+// TEST_COMPILED_DIR), so its peak resident memory is its own.
 
 const UPLOADS = 200;
 const MEMORY_CEILING_MB = 300;
+const COMPILED_DIR = process.env.TEST_COMPILED_DIR ?? path.resolve(__dirname, '../../dist');
+const COMPILED_API = path.join(COMPILED_DIR, 'api/main.js');
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -62,7 +66,8 @@ describeOnLinux('hand-over photo uploads', () => {
 
   it(`keeps the API under ${MEMORY_CEILING_MB} MB through ${UPLOADS} concurrent 5 MB uploads, answering each in the envelope`, async () => {
     const port = await freePort();
-    api = spawn('node', ['--import', 'tsx', 'api/main.ts'], {
+    if (!existsSync(COMPILED_API)) throw new Error(`${COMPILED_API} is missing: run the test with npm test, or npm run build first`);
+    api = spawn('node', imageApiArgs(COMPILED_DIR), {
       env: {
         ...process.env,
         NODE_ENV: 'test',
