@@ -24,5 +24,8 @@ module.exports = {
       globalSetup: '<rootDir>/test/helpers/global-setup.ts',
       globalTeardown: '<rootDir>/test/helpers/global-teardown.ts',
     },
+    // The production topology (real Temporal server, HAProxy, several APIs and workers) under
+    // faults; `npm test` runs it on its own after the other projects (scripts/test.mjs).
+    { displayName: 'topology', ...shared, testMatch: ['<rootDir>/test/topology/**/*.test.ts'] },
   ],
 };

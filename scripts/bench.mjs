@@ -5,7 +5,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync, writeFileSync, readdirSync, openSync, realpathSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.mjs';
+import { ensureDependencies, onProjectNode, ensureTemporalCli, root, say } from './lib/prepare.mjs';
 
 const HELP = `npm run bench [-- options]
   --quick                 short phases (about a minute in all)
@@ -23,6 +23,8 @@ const HELP = `npm run bench [-- options]
   --only a,b              run only these: quotes, read, timings, tracking, e2e, booking
   --rate-limit-store S    postgres (the production default, and the bench's) or memory (development's)
                           (BENCH_RATE_LIMIT_STORE)
+  --temporal T            dev (default: the CLI's dev server, SQLite) or server (the real Temporal
+                          server on the bench's PostgreSQL, as \`npm run topology\` runs it) (BENCH_TEMPORAL)
   --temporal-db S         wal (default: the dev server's SQLite file in WAL mode, no fsync per commit),
                           file (the default journal, no WAL) or memory (BENCH_TEMPORAL_DB)
   --profile               run the API and worker with --cpu-prof; prints their hottest functions
@@ -68,6 +70,7 @@ function parseOptions(argv) {
     timingSamples: pick('samples', 'BENCH_SAMPLES', 50, 8),
     only: String(flags.only ?? process.env.BENCH_ONLY ?? 'quotes,read,timings,tracking,e2e,booking').split(','),
     rateLimitStore: String(flags['rate-limit-store'] ?? process.env.BENCH_RATE_LIMIT_STORE ?? 'postgres'),
+    temporal: String(flags.temporal ?? process.env.BENCH_TEMPORAL ?? 'dev'),
     temporalDb: String(flags['temporal-db'] ?? process.env.BENCH_TEMPORAL_DB ?? 'wal'),
     profile: Boolean(flags.profile) || process.env.BENCH_PROFILE === '1',
     resultsFile: path.resolve(String(flags.results ?? process.env.BENCH_RESULTS ?? path.join(root, 'bench', 'results.json'))),
@@ -152,13 +155,18 @@ async function waitUntilReady(url, child, timeoutMs = 60_000) {
 async function main() {
   const options = parseOptions(process.argv.slice(2));
   ensureDependencies();
+  await onProjectNode();
   const cli = ensureTemporalCli();
   const { startTemporal, migrate, freePort, stopProcess } = await import('./lib/stack.mjs');
   const { startEmbeddedPostgres } = await import('./lib/embedded-postgres.mjs');
   const { memoryOf, sampleMemory, serverPid } = await import('../bench/lib/memory.mjs');
   const { accountCpu, postmasterOf, untilQuiet } = await import('../bench/lib/cpu.mjs');
   const { startWebhookReceiver } = await import('../bench/lib/webhook-receiver.mjs');
-  const { apiClient, book, bookingBody } = await import('../bench/lib/client.mjs');
+  const { book, bookingBody } = await import('../bench/lib/client.mjs');
+  // The partner side books, polls and verifies callbacks with the published client (clients/typescript),
+  // loaded from its TypeScript sources as the tests load it; the load phases' hot loops stay on autocannon.
+  const { tsImport } = await import('tsx/esm/api');
+  const { createPartnerClient, verifyWebhook } = await tsImport('../clients/typescript/src/index.ts', import.meta.url);
   const { riderApp } = await import('../bench/lib/rider-app.mjs');
   const { renderReport } = await import('../bench/lib/report.mjs');
   const { Client, Connection } = await import('@temporalio/client');
@@ -181,13 +189,36 @@ async function main() {
 
   try {
     const loadBefore = os.loadavg().map((v) => Number(v.toFixed(2)));
-    say(`Benchmark${options.quick ? ' (quick)' : ''}: starting a Temporal dev server, PostgreSQL, the API and the worker…`);
+    const realServer = options.temporal === 'server';
+    say(`Benchmark${options.quick ? ' (quick)' : ''}: starting ${realServer ? 'the Temporal server on PostgreSQL' : 'a Temporal dev server'}, PostgreSQL, the API and the worker…`);
     // Temporal, PostgreSQL and the workflow bundle come up side by side.
     const bundle = path.join(dataDir, 'workflow-bundle.js');
     const pgDataDir = path.join(dataDir, 'postgres');
+    const database = (async () => {
+      // Its own database unless told otherwise: the bench adds partners and deliveries by the hundred.
+      if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
+      const postgres = await startEmbeddedPostgres({ dataDir: pgDataDir, port: await freePort(), fresh: true });
+      infrastructure.push(postgres.stop);
+      migrate(postgres.url);
+      return postgres.url;
+    })();
+    // The real server keeps its state in databases of its own on the bench's PostgreSQL, with the
+    // compose stack's config files (scripts/lib/temporal-server.mjs); the bench uses the default namespace.
+    const startRealServer = async () => {
+      const { ensureTemporalServer, startTemporalServer } = await import('./lib/temporal-server.mjs');
+      const binaries = ensureTemporalServer();
+      return startTemporalServer({
+        server: binaries.server,
+        sqlTool: binaries.sql,
+        cli,
+        databaseUrl: await database,
+        namespace: 'default',
+        logFile: path.join(logDir, 'temporal.log'),
+      });
+    };
     // allSettled: when one part fails, the others still finish starting and get stopped.
     const parts = await Promise.allSettled([
-      startTemporal({
+      (realServer ? startRealServer() : startTemporal({
         cli,
         port: await freePort(),
         headless: true,
@@ -197,18 +228,11 @@ async function main() {
         wal: options.temporalDb === 'wal',
         extraArgs: process.env.BENCH_TEMPORAL_ARGS ? process.env.BENCH_TEMPORAL_ARGS.split(' ') : [],
         logFile: path.join(logDir, 'temporal.log'),
-      }).then((started) => {
+      })).then((started) => {
         infrastructure.push(started.stop);
         return started;
       }),
-      (async () => {
-        // Its own database unless told otherwise: the bench adds partners and deliveries by the hundred.
-        if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
-        const postgres = await startEmbeddedPostgres({ dataDir: pgDataDir, port: await freePort(), fresh: true });
-        infrastructure.push(postgres.stop);
-        migrate(postgres.url);
-        return postgres.url;
-      })(),
+      database,
       // Workers load a prebuilt bundle in production (`npm run build`); so does the bench's.
       run(bin('tsx'), ['scripts/bundle-workflows.ts', bundle], 'Bundling the workflows'),
     ]);
@@ -217,7 +241,7 @@ async function main() {
     const [temporal, databaseUrl] = parts.map((part) => part.value);
     if (process.env.BENCH_DATABASE_URL) migrate(databaseUrl);
 
-    const receiver = await startWebhookReceiver();
+    const receiver = await startWebhookReceiver({ verifyWebhook });
     stops.push(() => receiver.close());
     const ridersNeeded = options.e2eDeliveries + options.trackDeliveries + 2;
     const seeded = spawnSync(bin('tsx'), ['bench/seed.ts', receiver.url, String(ridersNeeded)], {
@@ -287,7 +311,7 @@ async function main() {
 
     const windows = [];
     let current = 'setup';
-    const partner = apiClient(apiUrl, seed.apiKey);
+    const partner = createPartnerClient({ baseUrl: apiUrl, apiKey: seed.apiKey });
     const free = seed.riders.map((rider) => riderApp(apiUrl, rider));
     const ctx = {
       root,

@@ -3,7 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { ensureChromium, ensureDependencies, ensureTemporalCli, root, say } from './lib/prepare.mjs';
+import { ensureChromium, ensureDependencies, onProjectNode, ensureTemporalCli, root, say } from './lib/prepare.mjs';
 
 const started = Date.now();
 const jestArgs = process.argv.slice(2);
@@ -17,6 +17,7 @@ function run(what, command, args, env = {}) {
 
 async function main() {
   ensureDependencies();
+  await onProjectNode();
   const cli = ensureTemporalCli();
   const chromium = ensureChromium();
   const { startTemporal, migrate, freePort } = await import('./lib/stack.mjs');
@@ -67,18 +68,46 @@ async function main() {
 
     const bundle = path.join(dataDir, 'workflow-bundle.js');
     if (run('Bundling the workflows once for every test worker', bin('tsx'), ['scripts/bundle-workflows.ts', bundle]) !== 0) return 1;
+    // The API as the image runs it, compiled (test/integration/photo-upload-memory.test.ts): into
+    // this run's folder, so runs side by side never rewrite each other's files (a second or so).
+    const compiled = path.join(dataDir, 'dist');
+    if (run('Compiling the source tree to JavaScript', process.execPath, ['scripts/build.mjs', compiled]) !== 0) return 1;
 
     const workersChosen = jestArgs.some((arg) => /^(--maxWorkers|-w|-i$|--runInBand$)/.test(arg));
     const workers = workersChosen ? [] : [`--maxWorkers=${laneUrls.length}`];
-    code = run('Running the tests', bin('jest'), ['--ci', '--forceExit', ...workers, ...jestArgs], {
+
+    // ── The topology suite (test/topology/, jest project `topology`) ─────────────────────────
+    // It starts a production topology of its own on this run's PostgreSQL (the real Temporal
+    // server, HAProxy, two API and two worker processes), too much to share two cores with the
+    // other suites: a full run runs it alone after them, and `npm test -- test/topology` runs only
+    // it. The server (built once with `go install`) and HAProxy (apt) are prepared here, before
+    // jest's clock starts.
+    const topologyRun = jestArgs.length === 0 || jestArgs.some((arg) => arg.includes('topology'));
+    if (topologyRun) {
+      const { ensureHaproxy } = await import('./lib/prepare.mjs');
+      const { ensureTemporalServer } = await import('./lib/temporal-server.mjs');
+      ensureHaproxy();
+      // The config tests render temporal-docker/config/temporal-sql.yaml with this binary.
+      process.env.TEST_TEMPORAL_SERVER = ensureTemporalServer().server;
+    }
+    const otherProjects = jestArgs.length === 0 ? ['--selectProjects', 'unit', 'stack'] : [];
+    // ── end of the topology block (the suite itself runs below, after the others) ──────────────
+
+    const testEnv = {
       NODE_ENV: 'test',
       TEST_DATABASE_URL: databaseUrl,
       TEST_DATABASE_LANES: laneUrls.join(' '),
       TEST_TEMPORAL_ADDRESS: temporal.address,
       TEST_TEMPORAL_CLI: cli,
       WORKFLOW_BUNDLE: bundle,
+      TEST_COMPILED_DIR: compiled,
       CHROMIUM_PATH: chromium,
-    });
+    };
+    code = run('Running the tests', bin('jest'), ['--ci', '--forceExit', ...workers, ...otherProjects, ...jestArgs], testEnv);
+    if (jestArgs.length === 0) {
+      const topologyCode = run('Running the topology tests (test/topology) on their own', bin('jest'), ['--ci', '--forceExit', '--selectProjects', 'topology'], testEnv);
+      code = code || topologyCode;
+    }
     return code;
   } finally {
     await cleanUp();

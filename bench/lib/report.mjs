@@ -73,6 +73,9 @@ export function renderReport(results) {
       const byEvent = Object.entries(e.webhookLagByEvent).map(([event, lag]) => `${event} ${ms(lag.p50)} / ${ms(lag.p99)} ms`);
       out.push(`  webhook lag p50 / p99 by event: ${byEvent.join(', ')}`);
     }
+    if (e.cpuMsPerDelivery != null) {
+      out.push(`  CPU a delivery (Temporal, PostgreSQL, API and worker): ${ms(e.cpuMsPerDelivery)} ms; Temporal: ${results.options.temporal === 'server' ? 'the real server on PostgreSQL' : 'the CLI dev server'}`);
+    }
     if (e.failureCount) out.push(`  failures (${e.failureCount}): ${e.failures.join(' | ')}`);
   }
 

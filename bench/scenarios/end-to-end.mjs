@@ -51,11 +51,13 @@ export async function endToEndScenario(ctx) {
     }
   };
 
+  const measuredFrom = performance.now();
   const run = await ctx.measured(async () => {
     await Promise.all(riders.map((rider, index) => slot(rider, index)));
     await Promise.all(waits);
     return {};
   });
+  const measuredSeconds = (performance.now() - measuredFrom) / 1000;
   ctx.returnRiders(riders);
   const minutes = ((lastCompletion || performance.now()) - started) / 60_000;
   const lag = summary(lags);
@@ -73,6 +75,11 @@ export async function endToEndScenario(ctx) {
       riderAnswerP50: percentile(answers.other, 50),
       riderAnswerP99: percentile(answers.other, 99),
       tripP50: percentile(trips, 50),
+      // CPU of the stack (Temporal, PostgreSQL, the API, the worker) a delivery, callbacks included;
+      // the floor's processes sit idle meanwhile and the simulated riders are the bench's own.
+      cpuMsPerDelivery: completed
+        ? (['temporal', 'postgres', 'api', 'worker'].reduce((sum, name) => sum + (run.cpu?.[name] ?? 0), 0) * measuredSeconds * 1000) / completed
+        : null,
       stepMs,
       acceptAfterMs,
       failures: failures.slice(0, 5),
