@@ -7,8 +7,8 @@ import { sandboxLedger } from '../db/sandbox-ledger';
 import { selectGateways } from '../integrations/mobile-money/select';
 import { selectMapProviders } from '../integrations/select';
 import { LocalFilePhotos } from '../integrations/storage/local-files';
-import { LocalCallBridge } from '../integrations/calling/local-bridge';
-import { callSessionStore } from '../db/call-sessions';
+import { selectCallMasking } from '../integrations/calling/select';
+import { callSessionStore, proxySessionStore } from '../db/call-sessions';
 import { createApp } from './app';
 import { answerMalformedRequests } from './client-errors';
 
@@ -35,7 +35,10 @@ async function main(): Promise<void> {
     logger,
     gateways,
     photos: new LocalFilePhotos(settings.uploadsDir),
-    calling: new LocalCallBridge(callSessionStore(() => orm.em.fork())),
+    calling: selectCallMasking(settings, {
+      local: callSessionStore(() => orm.em.fork()),
+      proxy: proxySessionStore(() => orm.em.fork(), settings.callMasking),
+    }),
     ...selectMapProviders(settings, logger),
   });
   const server = app.listen(settings.port, () => logger.info('API listening', { port: settings.port, siteUrl: settings.siteUrl }));

@@ -59,6 +59,18 @@ export interface Settings extends DeliveryTimings {
   smsApiKey?: string;
   /** The sender name the SMS API shows (Ghana's networks take up to 11 characters). */
   smsSender: string;
+  /**
+   * Who gives riders masked numbers for a job's recipients: the local bridge (Postgres, reaches
+   * nobody) or Twilio Proxy.
+   */
+  callMasking: 'local' | 'twilio-proxy';
+  twilioAccountSid?: string;
+  twilioAuthToken?: string;
+  /** The Twilio Proxy service (KS…) whose number pool the sessions draw from. */
+  twilioProxyServiceSid?: string;
+  twilioProxyUrl: string;
+  /** How long one request to Twilio Proxy may take before the rider's request answers 503. */
+  twilioTimeoutMs: number;
   referencePrefix: string;
   logLevel: string;
   dataDir: string;
@@ -86,6 +98,8 @@ export interface Settings extends DeliveryTimings {
   /** Test-mode requests per partner, all its test keys together: test work never crowds out live work. */
   rateLimitPartnerTestPerMinute: number;
   rateLimitRiderPerMinute: number;
+  /** How long a rider token works (RIDER_TOKEN_DAYS): the one a rider app's sign-in link gives, too. */
+  riderTokenDays: number;
   /** Per client IP on the public tracking view. */
   rateLimitPublicPerMinute: number;
   /** Per client IP on place search. */
@@ -247,7 +261,8 @@ const MIN_SESSION_SECRET_LENGTH = 32;
 
 /**
  * The production rules. Every live booking must be charged by a real gateway, its hand-over code
- * texted by a real provider and the dashboard's mail sent, unless ALLOW_SANDBOX_IN_PRODUCTION says
+ * texted by a real provider, its recipients reached through real masked numbers and the
+ * dashboard's mail sent, unless ALLOW_SANDBOX_IN_PRODUCTION says
  * this is a staging deployment; development defaults that would weaken security have no opt-in.
  */
 function refuseUnsafeInProduction(env: Source, s: Settings): void {
@@ -269,6 +284,11 @@ function refuseUnsafeInProduction(env: Source, s: Settings): void {
     } else if (s.smsProvider === 'outbox') {
       refuse('SMS_PROVIDER', `outbox is refused when NODE_ENV=production: live hand-over codes would stay in the database and never reach recipients; set SMS_PROVIDER=http with SMS_URL and SMS_API_KEY, ${STAGING}`);
     }
+    if (!given('CALL_MASKING')) {
+      refuse('CALL_MASKING', `required when NODE_ENV=production (its default, local, gives riders masked numbers that reach nobody): set CALL_MASKING=twilio-proxy with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PROXY_SERVICE_SID, ${STAGING}`);
+    } else if (s.callMasking === 'local') {
+      refuse('CALL_MASKING', `local is refused when NODE_ENV=production: the local bridge routes no real call, so riders could not reach recipients; set CALL_MASKING=twilio-proxy with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PROXY_SERVICE_SID, ${STAGING}`);
+    }
     if (!given('SMTP_URL')) {
       refuse('SMTP_URL', `required when NODE_ENV=production: without it the dashboard's emails (sign-up confirmations) are only written to files under MAIL_DIR; set an smtp:// or smtps:// URL, ${STAGING}`);
     }
@@ -287,6 +307,7 @@ function refuseUnsafeInProduction(env: Source, s: Settings): void {
     ['PAYSTACK_BASE_URL', s.paystackBaseUrl, 'PAYSTACK_SECRET_KEY', s.paymentGateway === 'paystack'],
     ['SMS_URL', s.smsUrl, 'SMS_API_KEY', s.smsProvider === 'http'],
     ['MAPBOX_URL', s.mapboxUrl, 'MAPBOX_TOKEN', s.etaProvider === 'mapbox'],
+    ['TWILIO_PROXY_URL', s.twilioProxyUrl, 'TWILIO_AUTH_TOKEN', s.callMasking === 'twilio-proxy'],
   ];
   for (const [variable, address, secret, used] of keyed) {
     if (used && address !== undefined && !address.startsWith('https://')) {
@@ -317,21 +338,25 @@ export function webhooksMayReachPrivateAddresses(nodeEnv: string): boolean {
 }
 
 /** What a production process may run on an offline stand-in, ALLOW_SANDBOX_IN_PRODUCTION given. */
-export type Sandboxed = 'payments' | 'texts' | 'mail';
+export type Sandboxed = 'payments' | 'texts' | 'calls' | 'mail';
 
 /**
  * What this process, in production, sends to a stand-in instead of the real thing: live payments
- * to the sandbox network or Paystack's test mode, live texts to the outbox, mail to files. Empty
+ * to the sandbox network or Paystack's test mode, live texts to the outbox, masked calls to the
+ * local bridge, mail to files. Empty
  * outside production, and in production without ALLOW_SANDBOX_IN_PRODUCTION (loadSettings refuses
  * every one of them there).
  */
 export function sandboxedInProduction(
-  settings: Pick<Settings, 'nodeEnv' | 'paymentGateway' | 'paystackSecretKey' | 'smsProvider' | 'smtpUrl'>,
+  // callMasking may be left out by a caller that asks only about payments (the worker's activities
+  // are given no calling settings); the processes' start-up warning passes every setting.
+  settings: Pick<Settings, 'nodeEnv' | 'paymentGateway' | 'paystackSecretKey' | 'smsProvider' | 'smtpUrl'> & Partial<Pick<Settings, 'callMasking'>>,
 ): Sandboxed[] {
   if (settings.nodeEnv !== 'production') return [];
   const sandboxed: Sandboxed[] = [];
   if (settings.paymentGateway === 'sandbox' || payingInTestMode(settings)) sandboxed.push('payments');
   if (settings.smsProvider === 'outbox') sandboxed.push('texts');
+  if (settings.callMasking === 'local') sandboxed.push('calls');
   if (settings.smtpUrl === undefined) sandboxed.push('mail');
   return sandboxed;
 }
@@ -339,6 +364,7 @@ export function sandboxedInProduction(
 const SANDBOXED_WHAT: Record<Sandboxed, string> = {
   payments: 'live payments go to a test network, so no money is taken',
   texts: 'live hand-over codes stay in the SMS outbox',
+  calls: "riders' masked numbers reach nobody (the local call bridge)",
   mail: 'mail is written to files under MAIL_DIR',
 };
 
@@ -389,6 +415,21 @@ export function loadSettings(vars: Env = process.env): Settings {
   if (smsProvider === 'http') {
     if (!smsUrlGiven) refuse(env, 'SMS_URL', 'required when SMS_PROVIDER=http', undefined);
     if (!smsApiKey) refuse(env, 'SMS_API_KEY', 'required when SMS_PROVIDER=http', undefined);
+  }
+  const callMasking = oneOf(env, 'CALL_MASKING', ['local', 'twilio-proxy'] as const, 'local');
+  const twilio = {
+    twilioAccountSid: optional(env, 'TWILIO_ACCOUNT_SID'),
+    twilioAuthToken: optional(env, 'TWILIO_AUTH_TOKEN'),
+    twilioProxyServiceSid: optional(env, 'TWILIO_PROXY_SERVICE_SID'),
+  };
+  if (callMasking === 'twilio-proxy') {
+    for (const [variable, value] of [
+      ['TWILIO_ACCOUNT_SID', twilio.twilioAccountSid],
+      ['TWILIO_AUTH_TOKEN', twilio.twilioAuthToken],
+      ['TWILIO_PROXY_SERVICE_SID', twilio.twilioProxyServiceSid],
+    ] as const) {
+      if (!value) refuse(env, variable, 'required when CALL_MASKING=twilio-proxy', undefined);
+    }
   }
   const databaseUrl = optional(env, 'DATABASE_URL') ?? refuse(env, 'DATABASE_URL', 'required (npm start sets it)', '');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
@@ -449,6 +490,10 @@ export function loadSettings(vars: Env = process.env): Settings {
     smsUrl: smsProvider === 'http' && smsUrlGiven ? url(env, 'SMS_URL', '') : optional(env, 'SMS_URL'),
     smsApiKey,
     smsSender: text(env, 'SMS_SENDER', 'Delivery'),
+    callMasking,
+    ...twilio,
+    twilioProxyUrl: url(env, 'TWILIO_PROXY_URL', 'https://proxy.twilio.com'),
+    twilioTimeoutMs: number(env, 'TWILIO_TIMEOUT_MS', 5000, { min: 1, integer: true }),
     referencePrefix,
     logLevel: oneOf(env, 'LOG_LEVEL', ['error', 'warn', 'info', 'http', 'debug'] as const, nodeEnv === 'test' ? 'warn' : 'info'),
     dataDir,
@@ -465,6 +510,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     rateLimitPartnerPerMinute: number(env, 'RATE_LIMIT_PARTNER_PER_MINUTE', 600, { min: 1, integer: true }),
     rateLimitPartnerTestPerMinute: number(env, 'RATE_LIMIT_PARTNER_TEST_PER_MINUTE', 300, { min: 1, integer: true }),
     rateLimitRiderPerMinute: number(env, 'RATE_LIMIT_RIDER_PER_MINUTE', 1200, { min: 1, integer: true }),
+    riderTokenDays: riderTokenDaysFrom(env),
     rateLimitPublicPerMinute: number(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 600, { min: 1, integer: true }),
     rateLimitPlacesPerMinute: number(env, 'RATE_LIMIT_PLACES_PER_MINUTE', 120, { min: 1, integer: true }),
     rateLimitStore: oneOf(env, 'RATE_LIMIT_STORE', ['memory', 'postgres'] as const, nodeEnv === 'production' ? 'postgres' : 'memory'),

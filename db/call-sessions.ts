@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ACTIVE_FOR_RIDER } from '../domain/lifecycle';
 import type { CallSessionStore } from '../integrations/calling/local-bridge';
+import type { ProxySessionStore } from '../integrations/calling/twilio-proxy';
 
 /**
  * The local call bridge's sessions and calls (integrations/calling/local-bridge.ts), read by
@@ -69,4 +70,51 @@ export async function readDeliveryCalls(
     [deliveryId],
   );
   return rows.map((r) => ({ ...r, created_at: new Date(r.created_at).toISOString() }));
+}
+
+/**
+ * An outside provider's sessions (integrations/calling/twilio-proxy.ts): its session id per (job,
+ * recipient, rider), so a view of the job is answered from here and the job's end closes them.
+ */
+export function proxySessionStore(em: () => EntityManager, provider: string): ProxySessionStore {
+  return {
+    async find({ jobId, stopIndex, riderId }) {
+      const [row] = await em().execute<
+        { session_sid: string; recipient_phone: string; rider_phone: string | null; proxy_number: string; expires_at: Date; closed: boolean }[]
+      >(
+        `select session_sid, recipient_phone, rider_phone, proxy_number, expires_at, closed_at is not null as closed
+         from proxy_call_sessions where delivery_id = ? and stop_index = ? and rider_id = ? and provider = ?`,
+        [jobId, stopIndex, riderId, provider],
+      );
+      if (!row) return null;
+      return {
+        sessionSid: row.session_sid,
+        recipientPhone: row.recipient_phone,
+        riderPhone: row.rider_phone,
+        proxyNumber: row.proxy_number,
+        expiresAt: new Date(row.expires_at),
+        closed: row.closed,
+      };
+    },
+    async save({ jobId, stopIndex, riderId }, { sessionSid, recipientPhone, riderPhone, proxyNumber, expiresAt }) {
+      await em().execute(
+        `insert into proxy_call_sessions (delivery_id, stop_index, rider_id, provider, session_sid, recipient_phone, rider_phone, proxy_number, expires_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?)
+         on conflict (delivery_id, stop_index, rider_id) do update set
+           provider = excluded.provider, session_sid = excluded.session_sid, recipient_phone = excluded.recipient_phone,
+           rider_phone = excluded.rider_phone, proxy_number = excluded.proxy_number, expires_at = excluded.expires_at, closed_at = null`,
+        [jobId, stopIndex, riderId, provider, sessionSid, recipientPhone, riderPhone, proxyNumber, expiresAt],
+      );
+    },
+    async openSessions(jobId) {
+      const rows = await em().execute<{ session_sid: string }[]>(
+        'select session_sid from proxy_call_sessions where delivery_id = ? and closed_at is null order by created_at',
+        [jobId],
+      );
+      return rows.map((row) => row.session_sid);
+    },
+    async markClosed(sessionSid) {
+      await em().execute('update proxy_call_sessions set closed_at = now() where session_sid = ? and closed_at is null', [sessionSid]);
+    },
+  };
 }

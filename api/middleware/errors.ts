@@ -57,6 +57,8 @@ export function isUnavailable(error: unknown): boolean {
   const e = error as { code?: unknown; name?: string; message?: string; cause?: unknown };
   if (!e || typeof e !== 'object') return false;
   if (e.name === 'ConnectionException' || e.name === 'ServiceError' || e.name === 'TransportError') return true;
+  // A masked-calling provider that did not answer (integrations/calling/).
+  if (e.name === 'CallProviderUnavailableError') return true;
   // An update whose call ran out of the API's deadline (api/services/temporal-deadline.ts).
   if (e.name === 'WorkflowUpdateRPCTimeoutOrCancelledError') return true;
   // gRPC 14 UNAVAILABLE; 4 DEADLINE_EXCEEDED: Temporal did not answer within the API's deadline.

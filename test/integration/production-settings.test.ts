@@ -75,7 +75,7 @@ async function sentinel(): Promise<{ port: number; connections: () => number; cl
 }
 
 describe.each(Object.entries(ENTRIES))('the %s process with NODE_ENV=production', (_name, entry) => {
-  it('refuses to start without a real gateway, SMS provider and SMTP server, naming each, before connecting to anything', async () => {
+  it('refuses to start without a real gateway, SMS provider, masked-calling provider and SMTP server, naming each, before connecting to anything', async () => {
     const listener = await sentinel();
     try {
       const began = Date.now();
@@ -93,6 +93,7 @@ describe.each(Object.entries(ENTRIES))('the %s process with NODE_ENV=production'
       expect(output.stderr.trim().split('\n')).toEqual([
         expect.stringMatching(/^Invalid setting PAYMENT_GATEWAY: required when NODE_ENV=production .*PAYMENT_GATEWAY=paystack with PAYSTACK_SECRET_KEY/),
         expect.stringMatching(/^Invalid setting SMS_PROVIDER: required when NODE_ENV=production .*SMS_PROVIDER=http with SMS_URL and SMS_API_KEY/),
+        expect.stringMatching(/^Invalid setting CALL_MASKING: required when NODE_ENV=production .*CALL_MASKING=twilio-proxy with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PROXY_SERVICE_SID/),
         expect.stringMatching(/^Invalid setting SMTP_URL: required when NODE_ENV=production/),
       ]);
       expect(output.stdout).toBe('');
@@ -104,7 +105,7 @@ describe.each(Object.entries(ENTRIES))('the %s process with NODE_ENV=production'
     }
   }, 30_000);
 
-  it('refuses the sandbox named outright too, unless ALLOW_SANDBOX_IN_PRODUCTION=true', async () => {
+  it('refuses the sandbox, the outbox and the local call bridge named outright too, unless ALLOW_SANDBOX_IN_PRODUCTION=true', async () => {
     const { child, output } = start(entry, {
       NODE_ENV: 'production',
       SITE_URL: 'https://deliveries.example.com.gh',
@@ -112,6 +113,7 @@ describe.each(Object.entries(ENTRIES))('the %s process with NODE_ENV=production'
       DATABASE_URL: 'postgres://delivery@127.0.0.1:1/delivery',
       PAYMENT_GATEWAY: 'sandbox',
       SMS_PROVIDER: 'outbox',
+      CALL_MASKING: 'local',
       SMTP_URL: 'smtp://127.0.0.1:1',
       MAIL_FROM: 'Deliveries <no-reply@example.com.gh>',
       DATA_DIR: dataDir,
@@ -121,6 +123,7 @@ describe.each(Object.entries(ENTRIES))('the %s process with NODE_ENV=production'
     expect(output.stderr.trim().split('\n')).toEqual([
       expect.stringMatching(/^Invalid setting PAYMENT_GATEWAY: sandbox is refused when NODE_ENV=production: .*or ALLOW_SANDBOX_IN_PRODUCTION=true for a staging deployment$/),
       expect.stringMatching(/^Invalid setting SMS_PROVIDER: outbox is refused when NODE_ENV=production: .*or ALLOW_SANDBOX_IN_PRODUCTION=true for a staging deployment$/),
+      expect.stringMatching(/^Invalid setting CALL_MASKING: local is refused when NODE_ENV=production: .*or ALLOW_SANDBOX_IN_PRODUCTION=true for a staging deployment$/),
     ]);
   }, 30_000);
 });
@@ -173,7 +176,7 @@ describe('a staging deployment (ALLOW_SANDBOX_IN_PRODUCTION=true)', () => {
       level: 'warn',
       service: name,
       message: expect.stringMatching(/^Sandboxed in production \(ALLOW_SANDBOX_IN_PRODUCTION=true\): live payments go to a test network/),
-      sandboxed: ['payments', 'texts', 'mail'],
+      sandboxed: ['payments', 'texts', 'calls', 'mail'],
     });
     child.kill('SIGTERM');
     await exited(child);

@@ -61,6 +61,10 @@ const LIVE_OPERATOR: Env = {
   SMS_PROVIDER: 'http',
   SMS_URL: 'https://sms.example.com.gh/v1/send',
   SMS_API_KEY: 'sms-key',
+  CALL_MASKING: 'twilio-proxy',
+  TWILIO_ACCOUNT_SID: 'AC00000000000000000000000000000000',
+  TWILIO_AUTH_TOKEN: 'twilio-token',
+  TWILIO_PROXY_SERVICE_SID: 'KS00000000000000000000000000000000',
   SMTP_URL: 'smtps://mailer:password@smtp.example.com.gh:465',
   MAIL_FROM: 'Deliveries <no-reply@example.com.gh>',
   METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop',
@@ -94,6 +98,9 @@ function settingNames(): Set<string> {
   loadSettings(recording({ ...environmentOf('worker', STAGING_OPERATOR) }));
   return names;
 }
+
+/** The source file `npm run build` compiles to a dist/ entry point: dist/api/main.js ← api/main.ts. */
+const compiledFrom = (entry: string): string => entry.replace(/^dist\//, '').replace(/\.js$/, '.ts');
 
 const healthTest = (name: string): string => {
   const test = service(name).healthcheck?.test;
@@ -158,13 +165,20 @@ describe('the compose file', () => {
     expect(environmentOf('temporal-ui').TEMPORAL_DEFAULT_NAMESPACE).toBe(namespace);
   });
 
-  it('builds the API, the worker and the migrations from the service Dockerfile and runs node directly', () => {
-    const commands: Record<string, string> = { api: 'api/main.ts', worker: 'workers/main.ts', migrate: 'db/migrate.ts' };
-    for (const [name, entry] of Object.entries(commands)) {
+  it('builds the API, the worker and the migrations from the service Dockerfile and runs their compiled JavaScript with node directly', () => {
+    // The API runs with the image's V8 flags (a small young generation; see the Dockerfile).
+    const commands: Record<string, string[]> = {
+      api: ['--max-semi-space-size=4', 'dist/api/main.js'],
+      worker: ['dist/workers/main.js'],
+      migrate: ['dist/db/migrate.js'],
+    };
+    for (const [name, args] of Object.entries(commands)) {
       const svc = service(name);
+      const entry = args.at(-1) as string;
       expect(svc.build).toEqual({ context: '..', dockerfile: 'Dockerfile' });
-      expect(svc.command).toEqual(['node', '--import', 'tsx', entry]);
-      expect(existsSync(path.join(root, entry))).toBe(true);
+      expect(svc.command).toEqual(['node', ...args]);
+      expect(svc.command?.join(' ')).not.toMatch(/tsx|\.ts\b/);
+      expect(existsSync(path.join(root, compiledFrom(entry)))).toBe(true);
     }
     expect(service('api').image).toBe(service('worker').image);
   });
@@ -238,7 +252,7 @@ describe('the compose file', () => {
 
   it('defaults nothing to a stand-in: the sandbox gateway, the SMS outbox, mail files or the opt-in', () => {
     const text = read('temporal-docker/docker-compose.yml');
-    for (const variable of ['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'SITE_URL', 'METRICS_TOKEN']) {
+    for (const variable of ['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'SITE_URL', 'METRICS_TOKEN']) {
       expect({ variable, defaulted: new RegExp(`\\$\\{${variable}:?-`).test(text) }).toEqual({ variable, defaulted: false });
     }
     for (const name of ['api', 'worker']) {
@@ -260,7 +274,7 @@ describe('the compose file', () => {
       const error = refusal(environmentOf(name));
       expect({ service: name, refused: error.problems.map((p) => p.variable) }).toEqual({
         service: name,
-        refused: ['SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'METRICS_TOKEN'],
+        refused: ['SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'METRICS_TOKEN'],
       });
     }
     // Sandbox and outbox named outright are refused too, without the opt-in.
@@ -271,7 +285,7 @@ describe('the compose file', () => {
   it('runs a staging stack on the stand-ins with ALLOW_SANDBOX_IN_PRODUCTION=true alone', () => {
     for (const name of ['api', 'worker']) {
       const settings = loadSettings(environmentOf(name, STAGING_OPERATOR));
-      expect({ service: name, sandboxed: sandboxedInProduction(settings) }).toEqual({ service: name, sandboxed: ['payments', 'texts', 'mail'] });
+      expect({ service: name, sandboxed: sandboxedInProduction(settings) }).toEqual({ service: name, sandboxed: ['payments', 'texts', 'calls', 'mail'] });
     }
   });
 
@@ -307,11 +321,11 @@ describe('the Dockerfile', () => {
     dockerfile.getENVs().flatMap((instruction) => instruction.getProperties().map((p) => [p.getName(), p.getValue() ?? ''])),
   ) as Env;
 
-  it('builds in stages on Debian Node 20 (the SDK native bridge has no musl build)', () => {
+  it('builds in stages on Debian Node 24 LTS (the SDK native bridge has no musl build)', () => {
     const froms = dockerfile.getFROMs();
     expect(froms.length).toBeGreaterThanOrEqual(2);
     for (const from of froms) {
-      expect(from.getImage()).toBe('node:20-bookworm-slim');
+      expect(from.getImage()).toBe('node:24-bookworm-slim');
       expect(from.getBuildStage()).toMatch(/^[a-z]+$/);
     }
     const buildStage = froms[0]?.getBuildStage();
@@ -319,14 +333,16 @@ describe('the Dockerfile', () => {
     expect(copiesFromBuild).toBe(true);
   });
 
-  it('installs from the lockfile and builds the workflow bundle at build time', () => {
+  it('installs from the lockfile, and compiles the source tree and builds the workflow bundle at build time', () => {
     const build = stages[0] ?? [];
     const runs = ofKind(build, 'RUN').map(args);
     expect(runs.some((run) => /\bnpm (ci|install)\b/.test(run))).toBe(true);
     expect(runs.some((run) => /\bnpm run build\b/.test(run))).toBe(true);
     expect(runs.some((run) => /npm prune --omit=dev/.test(run))).toBe(true);
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
-    expect(pkg.scripts.build).toBe('tsx scripts/bundle-workflows.ts dist/workflow-bundle.js');
+    // tsx only here, at build time: the commands run what the build compiles into dist/.
+    expect(pkg.scripts.build).toMatch(/\bnode scripts\/build\.mjs dist\b/);
+    expect(pkg.scripts.build).toMatch(/\bscripts\/bundle-workflows\.ts dist\/workflow-bundle\.js\b/);
     const workdir = args(ofKind(build, 'WORKDIR')[0] as Instruction);
     expect(env.WORKFLOW_BUNDLE).toBe(path.posix.join(workdir, 'dist/workflow-bundle.js'));
   });
@@ -337,7 +353,7 @@ describe('the Dockerfile', () => {
     expect(users[users.length - 1]).not.toMatch(/^(root|0)(:|$)/);
   });
 
-  it('reports liveness on /healthz at PORT and starts the API with node, not npm', () => {
+  it('reports liveness on /healthz at PORT and starts the compiled API with node, not npm or tsx', () => {
     const healthchecks = ofKind(final, 'HEALTHCHECK');
     expect(healthchecks).toHaveLength(1);
     const healthcheck = healthchecks[0] as Instruction;
@@ -346,7 +362,11 @@ describe('the Dockerfile', () => {
     expect(args(healthcheck)).toContain("'http://127.0.0.1:' + (process.env.PORT || 3000) + '/healthz'");
     expect(env.PORT).toBe('3000');
     expect(ofKind(final, 'EXPOSE').map(args).join(' ').split(/\s+/)).toEqual(expect.arrayContaining([env.PORT, '9464']));
-    expect(args(ofKind(final, 'CMD')[0] as Instruction)).toBe('["node", "--import", "tsx", "api/main.ts"]');
+    const cmd = ofKind(final, 'CMD');
+    expect(cmd).toHaveLength(1);
+    expect(args(cmd[0] as Instruction)).toBe('["node", "--max-semi-space-size=4", "dist/api/main.js"]');
+    expect(args(cmd[0] as Instruction)).not.toMatch(/tsx/);
+    expect(existsSync(path.join(root, compiledFrom('dist/api/main.js')))).toBe(true);
   });
 
   it('installs the CA certificates Temporal Cloud TLS needs', () => {
@@ -364,7 +384,7 @@ describe('the Dockerfile', () => {
       expect({ variable, value: env[variable] }).toEqual({ variable, value: undefined });
     }
     const error = refusal({ ...env, DATABASE_URL: 'postgres://delivery@db/delivery', SITE_URL: 'https://deliveries.example.com.gh' });
-    expect(error.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'METRICS_TOKEN']);
+    expect(error.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'METRICS_TOKEN']);
   });
 
   it('leaves the host’s node_modules, data and history out of the build context', () => {

@@ -29,6 +29,10 @@ const live = loadSettings({
   SMS_PROVIDER: 'http',
   SMS_URL: 'https://sms.example.com.gh/v1/send',
   SMS_API_KEY: 'sms-key',
+  CALL_MASKING: 'twilio-proxy',
+  TWILIO_ACCOUNT_SID: 'AC00000000000000000000000000000000',
+  TWILIO_AUTH_TOKEN: 'twilio-token',
+  TWILIO_PROXY_SERVICE_SID: 'KS00000000000000000000000000000000',
 });
 const staging = loadSettings({ ...production, ALLOW_SANDBOX_IN_PRODUCTION: 'true' });
 

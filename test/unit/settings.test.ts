@@ -7,8 +7,9 @@ const base = { DATABASE_URL: 'postgres://u@localhost:5432/db' };
 /** Secrets whose values a refusal must never print. */
 const PAYSTACK_LIVE_KEY = 'sk_live_4d1c0ffee4d1c0ffee4d1c0ffee';
 const SMTP_PASSWORD = 'smtp-pass-9f8e7d';
+const TWILIO_AUTH_TOKEN = 'twilio-token-5e4d3c2b1a';
 
-/** A production process with a real gateway, a real SMS provider and SMTP: starts, nothing sandboxed. */
+/** A production process with a real gateway, a real SMS provider, real masked calling and SMTP: starts, nothing sandboxed. */
 const live = {
   ...base,
   NODE_ENV: 'production',
@@ -18,6 +19,10 @@ const live = {
   SMS_PROVIDER: 'http',
   SMS_URL: 'https://sms.example.com.gh/v1/send',
   SMS_API_KEY: 'sms-key-123',
+  CALL_MASKING: 'twilio-proxy',
+  TWILIO_ACCOUNT_SID: 'AC0123456789abcdef0123456789abcdef',
+  TWILIO_AUTH_TOKEN,
+  TWILIO_PROXY_SERVICE_SID: 'KS0123456789abcdef0123456789abcdef',
   SMTP_URL: `smtps://mailer:${SMTP_PASSWORD}@smtp.example.com.gh:465`,
   MAIL_FROM: 'Deliveries <no-reply@example.com.gh>',
   METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop',
@@ -95,7 +100,7 @@ describe('settings', () => {
     // Outside production the site is the API's own port; in production that address would go out
     // in every tracking link, callback body and confirmation email, and point at nothing.
     const nothing = caught(() => loadSettings({ NODE_ENV: 'production' }));
-    expect(nothing.problems.map((p) => p.variable)).toEqual(['DATABASE_URL', 'SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'METRICS_TOKEN']);
+    expect(nothing.problems.map((p) => p.variable)).toEqual(['DATABASE_URL', 'SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'METRICS_TOKEN']);
     expect(nothing.message).toMatch(/^DATABASE_URL: required/m);
     expect(nothing.message).toMatch(/^SITE_URL: required when NODE_ENV=production/m);
 
@@ -120,7 +125,7 @@ describe('settings', () => {
     });
     expect(started.status).toBe(78);
     const lines = started.stderr.trim().split('\n');
-    expect(lines.map((line) => /^Invalid setting (\w+): /.exec(line)?.[1])).toEqual(['DATABASE_URL', 'SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'METRICS_TOKEN']);
+    expect(lines.map((line) => /^Invalid setting (\w+): /.exec(line)?.[1])).toEqual(['DATABASE_URL', 'SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'METRICS_TOKEN']);
     expect(lines[0]).toBe('Invalid setting DATABASE_URL: required (npm start sets it)');
     expect(lines[1]).toBe('Invalid setting SITE_URL: required when NODE_ENV=production: the address partners and recipients open the site at');
     expect(lines[2]).toMatch(/PAYMENT_GATEWAY: required when NODE_ENV=production .*set PAYMENT_GATEWAY=paystack with PAYSTACK_SECRET_KEY, or ALLOW_SANDBOX_IN_PRODUCTION=true/);
@@ -128,9 +133,9 @@ describe('settings', () => {
 });
 
 describe('production settings: no stand-in for a live service without the opt-in', () => {
-  it('starts with a real gateway, a real SMS provider and SMTP, and nothing is sandboxed', () => {
+  it('starts with a real gateway, a real SMS provider, real masked calling and SMTP, and nothing is sandboxed', () => {
     const settings = loadSettings(live);
-    expect(settings).toMatchObject({ paymentGateway: 'paystack', smsProvider: 'http', allowSandboxInProduction: false });
+    expect(settings).toMatchObject({ paymentGateway: 'paystack', smsProvider: 'http', callMasking: 'twilio-proxy', allowSandboxInProduction: false });
     expect(sandboxedInProduction(settings)).toEqual([]);
     expect(sandboxWarning(settings)).toBeUndefined();
   });
@@ -142,17 +147,38 @@ describe('production settings: no stand-in for a live service without the opt-in
     ['no SMS provider', { SMS_PROVIDER: undefined, SMS_URL: undefined, SMS_API_KEY: undefined }, 'SMS_PROVIDER', /^required when NODE_ENV=production .*set SMS_PROVIDER=http with SMS_URL and SMS_API_KEY, or ALLOW_SANDBOX_IN_PRODUCTION=true/],
     ['the SMS outbox', { SMS_PROVIDER: 'outbox' }, 'SMS_PROVIDER', /^outbox is refused when NODE_ENV=production: live hand-over codes would .*never reach recipients; set SMS_PROVIDER=http/],
     ['no SMTP server', { SMTP_URL: undefined }, 'SMTP_URL', /^required when NODE_ENV=production: .*files under MAIL_DIR; set an smtp:\/\/ or smtps:\/\/ URL, or ALLOW_SANDBOX_IN_PRODUCTION=true/],
+    [
+      'no masked-calling provider',
+      { CALL_MASKING: undefined, TWILIO_ACCOUNT_SID: undefined, TWILIO_AUTH_TOKEN: undefined, TWILIO_PROXY_SERVICE_SID: undefined },
+      'CALL_MASKING',
+      /^required when NODE_ENV=production \(its default, local, gives riders masked numbers that reach nobody\): set CALL_MASKING=twilio-proxy with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PROXY_SERVICE_SID, or ALLOW_SANDBOX_IN_PRODUCTION=true/,
+    ],
+    ['the local call bridge', { CALL_MASKING: 'local' }, 'CALL_MASKING', /^local is refused when NODE_ENV=production: the local bridge routes no real call.*; set CALL_MASKING=twilio-proxy/],
   ])('refuses %s, naming the variable and what to set', (_what, changes, variable, problem) => {
     const error = caught(() => loadSettings(liveWith(changes)));
     expect(error.problems).toEqual([{ variable, problem: expect.stringMatching(problem) }]);
     expect(error.message).toMatch(new RegExp(`^${variable}: `));
     expect(error.message).not.toContain(PAYSTACK_LIVE_KEY);
     expect(error.message).not.toContain('0123456789abcdef');
+    expect(error.message).not.toContain(TWILIO_AUTH_TOKEN);
+  });
+
+  it.each(['TWILIO_ACCOUNT_SID', 'TWILIO_AUTH_TOKEN', 'TWILIO_PROXY_SERVICE_SID'])('requires %s with CALL_MASKING=twilio-proxy, in every environment', (variable) => {
+    for (const env of [liveWith({ [variable]: undefined }), { ...base, CALL_MASKING: 'twilio-proxy', ...Object.fromEntries(Object.entries(live).filter(([name]) => name.startsWith('TWILIO_') && name !== variable)) }]) {
+      const error = caught(() => loadSettings(env));
+      expect(error.problems).toEqual([{ variable, problem: 'required when CALL_MASKING=twilio-proxy' }]);
+      expect(error.message).not.toContain(TWILIO_AUTH_TOKEN);
+    }
+  });
+
+  it('takes only local or twilio-proxy for CALL_MASKING', () => {
+    expect(() => loadSettings({ ...base, CALL_MASKING: 'twilio' })).toThrow(/^CALL_MASKING: expected one of local, twilio-proxy, got "twilio"$/);
+    expect(loadSettings(live)).toMatchObject({ twilioProxyUrl: 'https://proxy.twilio.com', twilioTimeoutMs: 5000 });
   });
 
   it('names every stand-in at once, and each only once when its value is also misspelt', () => {
-    const error = caught(() => loadSettings(liveWith({ PAYMENT_GATEWAY: 'cash', SMS_PROVIDER: 'outbox', SMTP_URL: undefined })));
-    expect(error.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL']);
+    const error = caught(() => loadSettings(liveWith({ PAYMENT_GATEWAY: 'cash', SMS_PROVIDER: 'outbox', CALL_MASKING: 'local', SMTP_URL: undefined })));
+    expect(error.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL']);
     expect(error.problems[0]?.problem).toBe('expected one of sandbox, paystack, got "cash"');
   });
 
@@ -162,6 +188,8 @@ describe('production settings: no stand-in for a live service without the opt-in
     ['a Paystack test key', { PAYSTACK_SECRET_KEY: 'sk_test_0123456789abcdef' }, ['payments']],
     ['the SMS outbox', { SMS_PROVIDER: 'outbox' }, ['texts']],
     ['no SMS provider (the outbox)', { SMS_PROVIDER: undefined }, ['texts']],
+    ['the local call bridge', { CALL_MASKING: 'local' }, ['calls']],
+    ['no masked-calling provider (the local bridge)', { CALL_MASKING: undefined }, ['calls']],
     ['no SMTP server', { SMTP_URL: undefined, MAIL_FROM: undefined }, ['mail']],
   ])('with ALLOW_SANDBOX_IN_PRODUCTION=true, accepts %s and lists it as sandboxed', (_what, changes, sandboxed) => {
     const settings = loadSettings(liveWith({ ...changes, ALLOW_SANDBOX_IN_PRODUCTION: 'true' }));
@@ -172,11 +200,11 @@ describe('production settings: no stand-in for a live service without the opt-in
 
   it('lets a staging deployment run on every stand-in with the one opt-in variable, and says what each means', () => {
     const settings = loadSettings({ ...base, NODE_ENV: 'production', SITE_URL: 'https://staging.example.com.gh', ALLOW_SANDBOX_IN_PRODUCTION: 'true', METRICS_TOKEN: live.METRICS_TOKEN });
-    expect(settings).toMatchObject({ paymentGateway: 'sandbox', smsProvider: 'outbox', smtpUrl: undefined, rateLimitStore: 'postgres' });
-    expect(sandboxedInProduction(settings)).toEqual(['payments', 'texts', 'mail']);
+    expect(settings).toMatchObject({ paymentGateway: 'sandbox', smsProvider: 'outbox', callMasking: 'local', smtpUrl: undefined, rateLimitStore: 'postgres' });
+    expect(sandboxedInProduction(settings)).toEqual(['payments', 'texts', 'calls', 'mail']);
     expect(sandboxWarning(settings)).toBe(
       'Sandboxed in production (ALLOW_SANDBOX_IN_PRODUCTION=true): live payments go to a test network, so no money is taken; ' +
-        'live hand-over codes stay in the SMS outbox; mail is written to files under MAIL_DIR. Not for real customers.',
+        "live hand-over codes stay in the SMS outbox; riders' masked numbers reach nobody (the local call bridge); mail is written to files under MAIL_DIR. Not for real customers.",
     );
     expect(sandboxWarning({ ...settings, paymentGateway: 'paystack', paystackSecretKey: PAYSTACK_LIVE_KEY })).not.toMatch(/payments/);
   });
@@ -221,6 +249,7 @@ describe('production settings: no stand-in for a live service without the opt-in
     ['PAYSTACK_BASE_URL', { PAYSTACK_BASE_URL: 'http://paystack.internal' }, 'PAYSTACK_SECRET_KEY'],
     ['SMS_URL', { SMS_URL: 'http://sms.example.com.gh/send' }, 'SMS_API_KEY'],
     ['MAPBOX_URL', { ETA_PROVIDER: 'mapbox', MAPBOX_TOKEN: 'pk.token', MAPBOX_URL: 'http://mapbox.internal' }, 'MAPBOX_TOKEN'],
+    ['TWILIO_PROXY_URL', { TWILIO_PROXY_URL: 'http://127.0.0.1:9999' }, 'TWILIO_AUTH_TOKEN'],
   ])('refuses a plain-http %s, which is sent a secret with every request', (variable, changes, secret) => {
     const error = caught(() => loadSettings(liveWith(changes)));
     expect(error.problems).toEqual([{ variable, problem: `expected an https:// URL when NODE_ENV=production: ${secret} is sent with every request` }]);
@@ -245,7 +274,7 @@ describe('production settings: no stand-in for a live service without the opt-in
 describe('development and test settings: the offline defaults, unchanged', () => {
   it.each(['development', 'test'])('NODE_ENV=%s runs on the sandbox, the outbox and mail files, and warns of nothing', (nodeEnv) => {
     const settings = loadSettings({ ...base, NODE_ENV: nodeEnv });
-    expect(settings).toMatchObject({ paymentGateway: 'sandbox', smsProvider: 'outbox', smtpUrl: undefined, rateLimitStore: 'memory', allowSandboxInProduction: false });
+    expect(settings).toMatchObject({ paymentGateway: 'sandbox', smsProvider: 'outbox', callMasking: 'local', smtpUrl: undefined, rateLimitStore: 'memory', allowSandboxInProduction: false });
     expect(sandboxedInProduction(settings)).toEqual([]);
     expect(sandboxWarning(settings)).toBeUndefined();
   });
