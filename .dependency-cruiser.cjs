@@ -52,6 +52,16 @@ module.exports = {
       from: { path: '^integrations/' },
       to: { path: '^db/' },
     },
+    {
+      name: 'partner-client-stands-alone',
+      comment: 'clients/typescript/ is a package of its own, published apart: it imports only itself, openapi-fetch and Node built-ins, never the service.',
+      severity: 'error',
+      from: { path: '^clients/typescript/' },
+      to: {
+        dependencyTypesNot: ['core'],
+        pathNot: ['^clients/typescript/', '(^|/)node_modules/openapi-fetch/'],
+      },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

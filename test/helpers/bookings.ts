@@ -3,7 +3,8 @@ import * as bookings from '../../db/bookings';
 import type { Orm } from '../../db/orm';
 import { poolTransaction } from '../../db/pool-query';
 import { deliveryReference } from '../../domain/reference';
-import { api } from './http';
+import type { BookingRequest, Delivery, PaymentMethod, PaymentMethodRequest } from '../../clients/typescript/src';
+import { partnerClient } from './partners';
 
 /** Sandbox test numbers (DESIGN section 6). */
 export const SANDBOX = {
@@ -50,17 +51,18 @@ export function stopBody(overrides: Record<string, unknown> = {}) {
   };
 }
 
-/** Registers a sandbox Mobile Money account for the key's mode. */
-export async function registerAccount(baseUrl: string, key: string, phone = SANDBOX.ok, provider = 'network_a') {
-  const res = await api(baseUrl, key).post('/partner/payment-methods', { provider, phone, account_name: 'Test Shop Ltd' });
-  if (res.status !== 201) throw new Error(`register account: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as { id: string };
+/** Registers a sandbox Mobile Money account for the key's mode, through the partner client. */
+export async function registerAccount(baseUrl: string, key: string, phone = SANDBOX.ok, provider = 'network_a'): Promise<PaymentMethod> {
+  const account = { provider, phone, account_name: 'Test Shop Ltd' } as PaymentMethodRequest;
+  return partnerClient(baseUrl, key).paymentMethods.create(account);
 }
 
-export async function book(baseUrl: string, key: string, overrides: Record<string, unknown> = {}) {
-  const res = await api(baseUrl, key).post('/partner/deliveries', bookingBody(overrides));
-  if (res.status !== 201) throw new Error(`book: ${res.status} ${JSON.stringify(res.body)}`);
-  return res.body as { id: string; status: string; [key: string]: any };
+/**
+ * Books through the partner client; anything but 201 throws its PartnerApiError. `overrides` is
+ * loose on purpose (tests book odd shapes), so the body is the client's type by assertion only.
+ */
+export async function book(baseUrl: string, key: string, overrides: Record<string, unknown> = {}): Promise<Delivery> {
+  return partnerClient(baseUrl, key).deliveries.create(bookingBody(overrides) as BookingRequest);
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Orm } from '../../db/orm';
 import { createApiKey, createPartner, createRider } from '../../db/accounts';
+import { createPartnerClient, type PartnerClient } from '../../clients/typescript/src';
 
 let counter = 0;
 
@@ -15,6 +16,14 @@ export async function makePartner(orm: Orm, name = 'Test Shop') {
   const live = await createApiKey(em, { partnerId, label: 'live', mode: 'live' });
   const test = await createApiKey(em, { partnerId, label: 'test', mode: 'test' });
   return { partnerId, liveKey: live.apiKey, testKey: test.apiKey, liveKeyId: live.keyId };
+}
+
+/**
+ * A partner's server calling the API with `key` through the published client
+ * (clients/typescript), so the tests break when the client and the API part.
+ */
+export function partnerClient(baseUrl: string, key: string): PartnerClient {
+  return createPartnerClient({ baseUrl, apiKey: key });
 }
 
 /** A rider near a point, online, with a token for the rider API. */

@@ -1,5 +1,6 @@
 import { signatureHeader } from '../../domain/webhook-signature';
 import { startWebhookReceiver } from '../../bench/lib/webhook-receiver.mjs';
+import { verifyWebhook } from '../../clients/typescript/src';
 
 const secret = 'whsec_bench_secret';
 const deliveryId = '3a4f0c9e-8d1b-4c5e-9f2a-7b6d5e4c3b2a';
@@ -9,7 +10,7 @@ const callback = (event: string, id = deliveryId) =>
 
 let receiver: Awaited<ReturnType<typeof startWebhookReceiver>>;
 beforeEach(async () => {
-  receiver = await startWebhookReceiver();
+  receiver = await startWebhookReceiver({ verifyWebhook });
 });
 afterEach(() => receiver.close());
 

@@ -1,0 +1,8 @@
+export { API_PREFIX, createPartnerClient } from './client';
+export type { CallOptions, IdempotentCallOptions, PartnerClient, PartnerClientOptions, RawClient } from './client';
+export { PartnerApiError } from './errors';
+export { withRetries } from './retries';
+export type { RetryOptions } from './retries';
+export { verifyWebhook } from './webhooks';
+export type * from './types';
+export type { components, operations, paths, webhooks } from './schema';
