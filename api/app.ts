@@ -38,6 +38,8 @@ import { createPaystackCallbackRouter } from './routes/paystack-callback';
 import { createPlacesRouter } from './routes/places';
 import { createQuotesRouter } from './routes/quotes';
 import { createRiderRouter } from './routes/rider';
+import { createRiderAppRouter } from './routes/rider-app';
+import { createRiderSignInRouter } from './routes/rider-sign-in';
 import { createTrackPageRouter } from './routes/track-page';
 import { createTrackingRouter, publicCors } from './routes/tracking';
 import { createWebhookRouter } from './routes/webhook';
@@ -69,6 +71,8 @@ export function createApp(deps: AppDeps): Express {
   // valid one is 401 whatever it carries, learns nothing of the schema and uploads no photo.
   // The per-IP budget comes first: once spent, made-up keys and tokens are refused without a lookup.
   api.use('/partner', partnerIpRateLimit(deps), partnerAuth(deps.orm), partnerRateLimit(deps), partnerTestModeRateLimit(deps));
+  // A phone signing in has no token yet: its one-time code is the credential, under a per-IP budget.
+  api.use(createRiderSignInRouter(deps));
   api.use('/rider', riderIpRateLimit(deps), riderAuth(deps.orm), riderRateLimit(deps));
   // Hand-over photos: a bounded number read at once, after the token and before any byte of the body.
   api.post(['/rider/deliveries/:id/deliver', '/rider/deliveries/:id/stops/:index/complete'], uploadSlots(deps.settings.uploadsMaxConcurrent));
@@ -134,9 +138,10 @@ export function createApp(deps: AppDeps): Express {
     swaggerUi.setup(document, { customSiteTitle: 'Partner Delivery API', swaggerOptions: { url: '/openapi.json' } }),
   );
 
-  // Web pages: the hosted tracking page and the partner dashboard.
+  // Web pages: the hosted tracking page, the partner dashboard and the rider app.
   app.use('/dashboard', createDashboardRouter(deps));
   app.use(createTrackPageRouter(deps));
+  app.use(createRiderAppRouter(deps));
 
   app.use((_req, _res, next) => next(ApiError.notFound('No such route')));
   app.use(errorHandler(deps.logger));

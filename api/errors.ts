@@ -43,8 +43,8 @@ export class ApiError extends Error {
     return new ApiError(405, 'method_not_allowed', 'This method is not allowed on this path', {}, { Allow: allow });
   }
 
-  static unauthorized(message: string) {
-    return new ApiError(401, 'unauthorized', message, {}, { 'WWW-Authenticate': 'Bearer' });
+  static unauthorized(message: string, details: Record<string, unknown> = {}) {
+    return new ApiError(401, 'unauthorized', message, details, { 'WWW-Authenticate': 'Bearer' });
   }
 
   static unavailable(message = 'A backing service is unreachable; try again shortly') {

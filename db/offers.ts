@@ -15,10 +15,24 @@ export interface OfferRow {
   pickup_lat: number;
   pickup_lng: number;
   dropoff_address: string;
+  dropoff_lat: number;
+  dropoff_lng: number;
   package_size: string;
+  package_description: string | null;
   distance_m: number;
   stops_count: string;
+  /** Each additional stop in visiting order: where, and what is handed over there. */
+  stops: OfferStop[];
   expires_at: Date;
+}
+
+export interface OfferStop {
+  index: number;
+  dropoff_address: string;
+  dropoff_lat: number;
+  dropoff_lng: number;
+  package_size: string;
+  package_description: string | null;
 }
 
 /** What the accept decides on: the job's status, whether the rider is busy, and where the rider is. */
@@ -49,9 +63,15 @@ const OFFER = {
 };
 
 const OPEN_FOR_RIDER = {
-  name: 'rider-offers',
-  text: `select d.id, d.pickup_address, d.pickup_lat, d.pickup_lng, d.dropoff_address, d.package_size, d.distance_m,
-           (select count(*) from delivery_stops s where s.delivery_id = d.id) as stops_count, o.expires_at
+  name: 'rider-offers-with-stops',
+  text: `select d.id, d.pickup_address, d.pickup_lat, d.pickup_lng, d.dropoff_address, d.dropoff_lat, d.dropoff_lng,
+           d.package_size, d.package_description, d.distance_m,
+           (select count(*) from delivery_stops s where s.delivery_id = d.id) as stops_count,
+           coalesce((select json_agg(json_build_object(
+               'index', s.position, 'dropoff_address', s.dropoff_address, 'dropoff_lat', s.dropoff_lat,
+               'dropoff_lng', s.dropoff_lng, 'package_size', s.package_size, 'package_description', s.package_description
+             ) order by s.position) from delivery_stops s where s.delivery_id = d.id), '[]'::json) as stops,
+           o.expires_at
          from rider_offers o join deliveries d on d.id = o.delivery_id join riders r on r.id = o.rider_id
          where o.rider_id = $1 and o.expires_at > now() and d.status = 'pending'
            and r.online and r.active_delivery_id is null

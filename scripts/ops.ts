@@ -2,6 +2,8 @@ import { parseArgs } from 'node:util';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { createApiKey, createPartner, createRider } from '../db/accounts';
 import { replaceToken, revokeToken } from '../db/riders';
+import * as riderSignIns from '../db/rider-sign-ins';
+import { newSignInCode, signInLink, SIGN_IN_LINK_HOURS } from '../domain/rider-sign-in';
 import { callSessionStore, readDeliveryCalls } from '../db/call-sessions';
 import { LocalCallBridge } from '../integrations/calling/local-bridge';
 import { generateSecret, hashSecret } from '../domain/api-key';
@@ -28,17 +30,50 @@ const USAGE = `Usage: npm run ops -- <command>
   calls --delivery ID
   call:place --via NUMBER`;
 
-async function databaseUrl(): Promise<string> {
-  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+/** What `npm start` wrote about the running stack, if it runs. */
+async function runningStack(): Promise<{ databaseUrl?: string; apiUrl?: string }> {
   const { readFile } = await import('node:fs/promises');
   try {
     const dir = process.env.STACK_DATA_DIR ?? '.data';
-    const stack = JSON.parse(await readFile(`${dir}/stack.json`, 'utf8')) as { databaseUrl?: string };
-    if (stack.databaseUrl) return stack.databaseUrl;
+    return JSON.parse(await readFile(`${dir}/stack.json`, 'utf8')) as { databaseUrl?: string; apiUrl?: string };
   } catch {
-    /* fall through */
+    return {};
   }
+}
+
+async function databaseUrl(): Promise<string> {
+  if (process.env.DATABASE_URL) return process.env.DATABASE_URL;
+  const stack = await runningStack();
+  if (stack.databaseUrl) return stack.databaseUrl;
   throw new Error('DATABASE_URL is not set and no running `npm start` was found');
+}
+
+/**
+ * Where a rider's phone opens the app: SITE_URL as the API reads it, else the API `npm start` runs.
+ * On a phone, localhost is the phone itself: set SITE_URL=http://<this machine's address>:3000.
+ */
+async function siteUrl(): Promise<string> {
+  const given = process.env.SITE_URL?.trim();
+  if (given) {
+    if (!URL.canParse(given) || !/^https?:$/.test(new URL(given).protocol)) fail('SITE_URL must be an http:// or https:// URL');
+    return given;
+  }
+  return (await runningStack()).apiUrl ?? `http://localhost:${process.env.PORT || 3000}`;
+}
+
+/**
+ * A one-time link that signs the rider app in, kept as a hash, printed in the JSON and, for a
+ * phone's camera, as a QR code on stderr (stdout stays one JSON object for scripts).
+ */
+async function signInFor(em: Parameters<typeof riderSignIns.issue>[0], riderId: string): Promise<{ sign_in_url: string; sign_in_expires_at: string }> {
+  const code = newSignInCode();
+  const issued = await riderSignIns.issue(em, riderId, hashSecret(code), SIGN_IN_LINK_HOURS);
+  if (!issued) fail('Unknown rider');
+  const url = signInLink(await siteUrl(), code);
+  // No types ship with it; this is the one call used.
+  const qrcode = require('qrcode-terminal') as { generate(text: string, options: { small: boolean }, done: (qr: string) => void): void };
+  qrcode.generate(url, { small: true }, (qr) => process.stderr.write(`Scan with the rider's phone (works once, for ${SIGN_IN_LINK_HOURS} hours):\n${qr}\n${url}\n`));
+  return { sign_in_url: url, sign_in_expires_at: issued.expiresAt.toISOString() };
 }
 
 function fail(message: string): never {
@@ -154,7 +189,7 @@ async function main(): Promise<void> {
         const name = text(values.name, 'name', LIMITS.name);
         const vehicle = values.vehicle === undefined ? null : text(values.vehicle, 'vehicle', LIMITS.name);
         const rider = await createRider(em, { name, vehicle, ...position(values.lat, values.lng), tokenDays: riderTokenDays() });
-        result = { rider_id: rider.riderId, rider_token: rider.riderToken };
+        result = { rider_id: rider.riderId, rider_token: rider.riderToken, ...(await signInFor(em, rider.riderId)) };
         break;
       }
       case 'rider:token': {
@@ -162,7 +197,7 @@ async function main(): Promise<void> {
         // Shown once, here; only its hash is stored. The old token stops working within the API's auth cache time.
         const riderToken = generateSecret('live', 'rk');
         if (!(await replaceToken(em, riderId, hashSecret(riderToken), riderTokenDays()))) fail('Unknown rider');
-        result = { rider_id: riderId, rider_token: riderToken };
+        result = { rider_id: riderId, rider_token: riderToken, ...(await signInFor(em, riderId)) };
         break;
       }
       case 'rider:revoke': {

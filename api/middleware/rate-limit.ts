@@ -132,6 +132,15 @@ export function riderIpRateLimit(deps: AppDeps): RequestHandler {
   return limiter(deps, { name: 'rider-ip', limit: deps.settings.rateLimitRiderIpPerMinute, key: clientIp, per: 'per IP address' });
 }
 
+/**
+ * Per client IP on the rider app's sign-in, which needs no token: a code is 192 random bits, so the
+ * budget is not what keeps guessing hopeless, but it keeps each guess from costing a lookup for
+ * long. The dashboard's log-in budget (RATE_LIMIT_AUTH_PER_MINUTE), counted apart.
+ */
+export function riderSignInRateLimit(deps: AppDeps): RequestHandler {
+  return limiter(deps, { name: 'rider-sign-in', limit: deps.settings.rateLimitAuthPerMinute, key: clientIp, per: 'per IP address', what: 'sign-in attempts' });
+}
+
 /** The partner a request acts for: set by partner authentication, or by the dashboard from its session. */
 function partnerKey(_req: Request, res: Response): string {
   const partnerId: unknown = res.locals.partnerId;

@@ -29,8 +29,9 @@ export function riderAuth(orm: MikroORM) {
     let rider = validTokens.get(hash);
     if (!rider) {
       const found = await riders.findByTokenHash(orm.em.fork(), hash);
-      if (!found) throw ApiError.unauthorized('The rider token is unknown');
-      if (found.expired) throw ApiError.unauthorized('The rider token has expired; ask an operator for a new one');
+      // `reason` lets the rider app say in its own words why it is back at sign-in.
+      if (!found) throw ApiError.unauthorized('The rider token is unknown', { reason: 'revoked' });
+      if (found.expired) throw ApiError.unauthorized('The rider token has expired; ask an operator for a new one', { reason: 'expired' });
       rider = { riderId: found.riderId };
       validTokens.set(hash, rider);
     }

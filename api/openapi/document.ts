@@ -277,6 +277,31 @@ export function buildOpenApiDocument(): Json {
         },
       },
     },
+    '/rider/sign-in': {
+      post: {
+        tags: ['Rider'],
+        summary: 'Exchange a one-time sign-in code for a rider token',
+        description:
+          'The rider app opens an operator’s sign-in link (`/rider/sign-in#<code>`) and sends its code here. A code works once, ' +
+          'for 24 hours; the token it gives replaces the rider’s previous one. Rate limited per IP address.',
+        operationId: 'riderSignIn',
+        security: [],
+        requestBody: jsonBody({
+          type: 'object',
+          required: ['code'],
+          properties: { code: { type: 'string', pattern: '^[A-Za-z0-9_-]{32}$' } },
+        }),
+        responses: {
+          '200': jsonResponse('Signed in', {
+            type: 'object',
+            required: ['rider_id', 'rider_token'],
+            properties: { rider_id: { type: 'string', format: 'uuid' }, rider_token: { type: 'string' } },
+          }),
+          '401': errorResponse('The code is unknown, used or expired (`details.reason`)'),
+          ...commonErrors,
+        },
+      },
+    },
     '/rider/availability': {
       put: {
         ...rider,

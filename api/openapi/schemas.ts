@@ -306,8 +306,21 @@ export const Offer = Type.Object({
   pickup_lat: Type.Number(),
   pickup_lng: Type.Number(),
   dropoff_address: Type.String(),
+  dropoff_lat: Type.Number(),
+  dropoff_lng: Type.Number(),
   stops_count: Type.Integer(),
+  stops: Type.Array(
+    Type.Object({
+      index: Type.Integer(),
+      dropoff_address: Type.String(),
+      dropoff_lat: Type.Number(),
+      dropoff_lng: Type.Number(),
+      package_size: PackageSize,
+      package_description: Nullable(Type.String()),
+    }),
+  ),
   package_size: PackageSize,
+  package_description: Nullable(Type.String()),
   distance_km: Type.Number(),
   expires_at: Timestamp,
 });

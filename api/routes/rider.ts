@@ -10,6 +10,7 @@ import { isoZ } from '../../domain/delivery-view';
 import { acceptUpdate, completeStopUpdate, deliverUpdate, departUpdate, pickupUpdate } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
+import { isUnavailable } from '../middleware/errors';
 import { riderOf } from '../middleware/rider-auth';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
 import { checkHandoverProof } from '../services/handover';
@@ -34,19 +35,35 @@ export function createRiderRouter(deps: AppDeps): Router {
       // Every recipient's session at once: the rider app reads its job every few seconds.
       const sessions = await Promise.all(
         recipients.map((recipient) =>
-          deps.calling.openSession({ jobId: deliveryId, stopIndex: recipient.index, riderId, recipientPhone: recipient.phone }),
+          deps.calling
+            .openSession({ jobId: deliveryId, stopIndex: recipient.index, riderId, recipientPhone: recipient.phone })
+            .catch(withoutCalling),
         ),
       );
-      sessions.forEach((session, i) => calls.set(recipients[i]!.index, { via: session.proxyNumber, expires_at: session.expiresAt.toISOString() }));
+      sessions.forEach((session, i) => {
+        if (session) calls.set(recipients[i]!.index, { via: session.proxyNumber, expires_at: session.expiresAt.toISOString() });
+      });
     } else {
       // The job is over (or not yet the rider's): whatever was handed out stops bridging now.
-      await deps.calling.closeSessions(deliveryId);
+      await deps.calling.closeSessions(deliveryId).catch(withoutCalling);
     }
     return {
       ...job,
       call: calls.get(FINAL_DROP) ?? null,
       stops: job.stops.map((stop) => ({ ...stop, call: calls.get(stop.index as number) ?? null })),
     };
+  }
+
+  /**
+   * A calling provider that does not answer costs the rider the call button, not the answer: the
+   * step it comes with has already happened, and the next read of the job asks again.
+   */
+  function withoutCalling(error: unknown): null {
+    if (!isUnavailable(error)) throw error;
+    deps.logger.warn('Masked calling unavailable; the job is shown without call numbers', {
+      error: error instanceof Error ? error.message : String(error),
+    });
+    return null;
   }
 
   const statusOf = (deliveryId: string) => () => deliveries.statusOf(orm.em.fork(), deliveryId);
@@ -90,8 +107,13 @@ export function createRiderRouter(deps: AppDeps): Router {
         pickup_lat: r.pickup_lat,
         pickup_lng: r.pickup_lng,
         dropoff_address: r.dropoff_address,
+        dropoff_lat: r.dropoff_lat,
+        dropoff_lng: r.dropoff_lng,
         stops_count: Number(r.stops_count),
+        // What the rider app shows before a rider takes the job: each drop in order and the notes.
+        stops: r.stops,
         package_size: r.package_size,
+        package_description: r.package_description,
         distance_km: distanceKm(r.distance_m),
         expires_at: isoZ(r.expires_at),
       })),

@@ -9,6 +9,8 @@ import { Migration20261126010000_booking_claim } from './Migration20261126010000
 import { Migration20261126020000_debit_reconciliation } from './Migration20261126020000_debit_reconciliation';
 import { Migration20261126040000_rider_tokens_calls } from './Migration20261126040000_rider_tokens_calls';
 import { Migration20261126050000_contested_sign_ups } from './Migration20261126050000_contested_sign_ups';
+import { Migration20261126060000_proxy_call_sessions } from './Migration20261126060000_proxy_call_sessions';
+import { Migration20261126070000_rider_sign_ins } from './Migration20261126070000_rider_sign_ins';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
 export const migrationsList = [
@@ -23,4 +25,6 @@ export const migrationsList = [
   { name: 'Migration20261126020000_debit_reconciliation', class: Migration20261126020000_debit_reconciliation },
   { name: 'Migration20261126040000_rider_tokens_calls', class: Migration20261126040000_rider_tokens_calls },
   { name: 'Migration20261126050000_contested_sign_ups', class: Migration20261126050000_contested_sign_ups },
+  { name: 'Migration20261126060000_proxy_call_sessions', class: Migration20261126060000_proxy_call_sessions },
+  { name: 'Migration20261126070000_rider_sign_ins', class: Migration20261126070000_rider_sign_ins },
 ];

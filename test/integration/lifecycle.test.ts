@@ -1,5 +1,5 @@
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { makePartner, makeRider } from '../helpers/partners';
+import { makePartner, makeRider, partnerClient } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, bookingBody, registerAccount, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
@@ -27,12 +27,12 @@ describe('delivery lifecycle over HTTP', () => {
     const page = await fetch(new URL(new URL(created.tracking_url).search, `${stack.baseUrl}/track`));
     expect(page.status).toBe(200);
     expect(page.headers.get('content-type')).toMatch(/^text\/html/);
-    const client = api(stack.baseUrl, partner.testKey);
+    const client = partnerClient(stack.baseUrl, partner.testKey);
     const done = await eventually(async () => {
-      const res = await client.get(`/partner/deliveries/${created.id}`);
-      return res.body.status === 'delivered' && res.body.payment_status === 'paid' ? res.body : undefined;
+      const delivery = await client.deliveries.get(created.id);
+      return delivery.status === 'delivered' && delivery.payment_status === 'paid' ? delivery : undefined;
     }, 20_000, 'robo delivery');
-    expect(done.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
+    expect(done.events.map((e) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
     // The robo rider has an id of its own, not the delivery's, and it is a UUID like every id.
     expect(done.rider_id).toBe(roboRiderId(created.id));
     expect(done.rider_id).not.toBe(created.id);
@@ -59,9 +59,9 @@ describe('delivery lifecycle over HTTP', () => {
     expect((await winner.post(`/rider/deliveries/${created.id}/depart`)).status).toBe(200);
     const delivered = await winner.post(`/rider/deliveries/${created.id}/deliver`);
     expect(delivered.status).toBe(200);
-    const record = await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${created.id}`);
-    expect(record.body.status).toBe('delivered');
-    expect(record.body.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
+    const record = await partnerClient(stack.baseUrl, partner.liveKey).deliveries.get(created.id);
+    expect(record.status).toBe('delivered');
+    expect(record.events.map((e) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
   });
 
   it('offers a job with what a rider needs to decide, and answers 404 to an accept of a job never offered', async () => {
@@ -80,8 +80,21 @@ describe('delivery lifecycle over HTTP', () => {
       pickup_lat: created.pickup_lat,
       pickup_lng: created.pickup_lng,
       dropoff_address: created.dropoff_address,
+      dropoff_lat: created.dropoff_lat,
+      dropoff_lng: created.dropoff_lng,
       stops_count: 1,
+      stops: [
+        {
+          index: 0,
+          dropoff_address: created.additional_stops[0]!.dropoff_address,
+          dropoff_lat: created.additional_stops[0]!.dropoff_lat,
+          dropoff_lng: created.additional_stops[0]!.dropoff_lng,
+          package_size: created.additional_stops[0]!.package_size,
+          package_description: null,
+        },
+      ],
       package_size: created.package_size,
+      package_description: null,
       distance_km: created.distance_km,
       expires_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/),
     });
@@ -124,7 +137,7 @@ describe('delivery lifecycle over HTTP', () => {
 
     const cancelled = await book(stack.baseUrl, partner.liveKey);
     await riderB.waitForOffer(cancelled.id);
-    expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${cancelled.id}/cancel`)).status).toBe(200);
+    expect((await partnerClient(stack.baseUrl, partner.liveKey).deliveries.cancel(cancelled.id)).status).toBe('cancelled');
     const afterCancel = await offers(cancelled.id);
     expect(afterCancel.open).toBe(0);
     expect(afterCancel.made).toBeGreaterThanOrEqual(1);
@@ -196,9 +209,9 @@ describe('delivery lifecycle over HTTP', () => {
         details: { status: 'pending' },
       });
     }
-    const record = await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${created.id}`);
-    expect(record.body).toMatchObject({ status: 'pending', rider_id: null });
-    expect(record.body.events.map((e: { status: string }) => e.status)).toEqual(['pending']);
+    const record = await partnerClient(stack.baseUrl, partner.liveKey).deliveries.get(created.id);
+    expect(record).toMatchObject({ status: 'pending', rider_id: null });
+    expect(record.events.map((e) => e.status)).toEqual(['pending']);
     // The offer still stands: the rider can take the job in order.
     expect((await rider.take(created.id)).status).toBe('accepted');
     expect((await rider.pickup(created.id)).body.status).toBe('picked_up');

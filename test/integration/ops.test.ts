@@ -59,7 +59,12 @@ describe('operator commands', () => {
 
   it('creates a rider whose token works on the rider API', async () => {
     const rider = await ops('rider:create', '--name', 'Kojo Asante', '--vehicle', 'Honda Ace', '--lat', '5.55', '--lng', '-0.2');
-    expect(rider).toEqual({ rider_id: expect.any(String), rider_token: expect.stringMatching(/^rk_/) });
+    expect(rider).toEqual({
+      rider_id: expect.any(String),
+      rider_token: expect.stringMatching(/^rk_/),
+      sign_in_url: expect.stringMatching(/\/rider\/sign-in#[A-Za-z0-9_-]{32}$/),
+      sign_in_expires_at: expect.any(String),
+    });
     const res = await api(stack.baseUrl, rider.rider_token).put('/rider/availability', { online: true });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ online: true });
@@ -99,7 +104,12 @@ describe('operator commands', () => {
     const old = api(stack.baseUrl, rider.rider_token);
     expect((await old.get('/rider/offers')).status).toBe(200);
     const rotated = await ops('rider:token', '--rider', rider.rider_id);
-    expect(rotated).toEqual({ rider_id: rider.rider_id, rider_token: expect.stringMatching(/^rk_/) });
+    expect(rotated).toEqual({
+      rider_id: rider.rider_id,
+      rider_token: expect.stringMatching(/^rk_/),
+      sign_in_url: expect.stringMatching(/\/rider\/sign-in#/),
+      sign_in_expires_at: expect.any(String),
+    });
     expect(rotated.rider_token).not.toBe(rider.rider_token);
     expect((await api(stack.baseUrl, rotated.rider_token).get('/rider/offers')).status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, RIDER_AUTH_CACHE_MS + 100));
@@ -121,6 +131,43 @@ describe('operator commands', () => {
       env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL },
     }).catch((error: { code: number; stdout: string }) => error);
     expect(unknown).toMatchObject({ code: 2 });
+  }, 60_000);
+
+  it('prints a one-time sign-in link and its QR code; the link gives the rider app a token once', async () => {
+    const { stdout, stderr } = await run('npm', ['run', '--silent', 'ops', '--', 'rider:create', '--name', 'Adwoa Link'], {
+      env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, SITE_URL: 'http://192.168.1.20:3000' },
+    });
+    const rider = JSON.parse(stdout);
+    expect(rider.sign_in_url).toMatch(/^http:\/\/192\.168\.1\.20:3000\/rider\/sign-in#[A-Za-z0-9_-]{32}$/);
+    const hoursLeft = (Date.parse(rider.sign_in_expires_at) - Date.now()) / 3_600_000;
+    expect(hoursLeft).toBeGreaterThan(23.9);
+    expect(hoursLeft).toBeLessThanOrEqual(24);
+    // The QR code goes to the terminal (stderr), in half-block characters, with the link under it.
+    expect(stderr).toContain(rider.sign_in_url);
+    expect(stderr).toMatch(/[▀▄█]/);
+    const code = rider.sign_in_url.split('#')[1];
+    const [stored] = await stack.orm.em.fork().execute<{ code_hash: string }[]>('select code_hash from rider_sign_ins where rider_id = ?', [rider.rider_id]);
+    expect(stored!.code_hash).toBe(hashSecret(code));
+
+    const signedIn = await api(stack.baseUrl).post('/rider/sign-in', { code });
+    expect(signedIn.status).toBe(200);
+    expect(signedIn.body).toEqual({ rider_id: rider.rider_id, rider_token: expect.stringMatching(/^rk_live_/) });
+    expect((await api(stack.baseUrl, signedIn.body.rider_token).get('/rider/offers')).status).toBe(200);
+
+    const again = await api(stack.baseUrl).post('/rider/sign-in', { code });
+    expect(again.status).toBe(401);
+    expect(again.body.error).toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/already used/), details: { reason: 'used' } });
+
+    const later = await ops('rider:token', '--rider', rider.rider_id);
+    await stack.orm.em.fork().execute("update rider_sign_ins set expires_at = now() - interval '1 second' where rider_id = ? and used_at is null", [rider.rider_id]);
+    const expired = await api(stack.baseUrl).post('/rider/sign-in', { code: later.sign_in_url.split('#')[1] });
+    expect(expired.status).toBe(401);
+    expect(expired.body.error.details).toEqual({ reason: 'expired' });
+    const unknown = await api(stack.baseUrl).post('/rider/sign-in', { code: 'A'.repeat(32) });
+    expect(unknown.body.error.details).toEqual({ reason: 'unknown' });
+    const malformed = await api(stack.baseUrl).post('/rider/sign-in', { code: 'short' });
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.error.code).toBe('bad_request');
   }, 60_000);
 
   it('reads the SMS outbox for a number, newest first', async () => {
