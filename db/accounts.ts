@@ -313,16 +313,26 @@ export async function revokeApiKey(em: EntityManager, partnerId: string, keyId: 
 /** A rider and the token their app authenticates with (`rk_…`), shown once. */
 export async function createRider(
   em: EntityManager,
-  input: { name: string; vehicle?: string | null; lat?: number | null; lng?: number | null; tokenDays?: number },
+  input: { name: string; vehicle?: string | null; phone?: string | null; lat?: number | null; lng?: number | null; tokenDays?: number },
 ): Promise<{ riderId: string; riderToken: string }> {
   const riderId = randomUUID();
   const riderToken = generateSecret('live', 'rk');
   const located = input.lat !== undefined && input.lat !== null && input.lng !== undefined && input.lng !== null;
   // Only the hash is kept; the token is shown once, to the operator who issues it.
   await em.execute(
-    `insert into riders (id, name, vehicle, token_hash, token_expires_at, lat, lng, located_at)
-     values (?, ?, ?, ?, now() + make_interval(days => ?), ?, ?, ?)`,
-    [riderId, input.name, input.vehicle ?? null, hashSecret(riderToken), input.tokenDays ?? 30, input.lat ?? null, input.lng ?? null, located ? new Date() : null],
+    `insert into riders (id, name, vehicle, phone, token_hash, token_expires_at, lat, lng, located_at)
+     values (?, ?, ?, ?, ?, now() + make_interval(days => ?), ?, ?, ?)`,
+    [
+      riderId,
+      input.name,
+      input.vehicle ?? null,
+      input.phone ?? null,
+      hashSecret(riderToken),
+      input.tokenDays ?? 30,
+      input.lat ?? null,
+      input.lng ?? null,
+      located ? new Date() : null,
+    ],
   );
   return { riderId, riderToken };
 }

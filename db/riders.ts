@@ -42,7 +42,7 @@ export interface JobRecipient {
 
 /** Postgres builds the job view, stops in visiting order, so it costs one round trip. */
 const JOB_VIEW = {
-  name: 'rider-job-view-masked',
+  name: 'rider-job-view-masked-phone',
   text: `
     select json_build_object(
       'delivery_id', d.id, 'reference', d.reference, 'status', d.status,
@@ -63,7 +63,8 @@ const JOB_VIEW = {
     json_build_array(json_build_object('index', -1, 'phone', d.recipient_phone)) :: jsonb || coalesce((
       select jsonb_agg(jsonb_build_object('index', s.position, 'phone', s.recipient_phone) order by s.position)
       from delivery_stops s where s.delivery_id = d.id
-    ), '[]'::jsonb) as recipients
+    ), '[]'::jsonb) as recipients,
+    (select r.phone from riders r where r.id = d.rider_id) as rider_phone
     from deliveries d where d.id = $1`,
 };
 
@@ -80,9 +81,16 @@ const RECORD_POSITION = {
 };
 
 /** The job as the rider app shows it, and its recipients' numbers for masking; null when there is no such delivery. */
-export async function jobView(em: EntityManager, deliveryId: string): Promise<{ job: RiderJobView; recipients: JobRecipient[] } | null> {
-  const { rows } = await poolQuery(em).query<{ job: RiderJobView; recipients: JobRecipient[] }>({ ...JOB_VIEW, values: [deliveryId] });
-  return rows[0] ?? null;
+export async function jobView(
+  em: EntityManager,
+  deliveryId: string,
+): Promise<{ job: RiderJobView; recipients: JobRecipient[]; riderPhone: string | null } | null> {
+  const { rows } = await poolQuery(em).query<{ job: RiderJobView; recipients: JobRecipient[]; rider_phone: string | null }>({
+    ...JOB_VIEW,
+    values: [deliveryId],
+  });
+  const row = rows[0];
+  return row ? { job: row.job, recipients: row.recipients, riderPhone: row.rider_phone } : null;
 }
 
 /**

@@ -10,7 +10,7 @@ import { generateSecret, hashSecret } from '../domain/api-key';
 import { riderTokenDays } from '../config/settings';
 import { readOutbox } from '../db/sms-outbox';
 import { initOrm } from '../db/orm';
-import { normaliseGhanaPhone } from '../domain/phone';
+import { isGhanaMobile, normaliseGhanaPhone } from '../domain/phone';
 import { hashPassword } from '../api/dashboard/passwords';
 import { LIMITS, PASSWORD_MIN } from '../domain/limits';
 import { EMAIL } from '../api/dashboard/respond';
@@ -23,7 +23,7 @@ import { isUuid } from '../domain/uuid';
 const USAGE = `Usage: npm run ops -- <command>
   partner:create --email E --business B [--password P]
   key:create --partner ID --label L [--test]
-  rider:create --name N [--vehicle V] [--lat LAT --lng LNG]
+  rider:create --name N [--vehicle V] [--phone PHONE] [--lat LAT --lng LNG]
   rider:token --rider ID
   rider:revoke --rider ID
   outbox --to PHONE
@@ -148,6 +148,7 @@ async function main(): Promise<void> {
       test: { type: 'boolean', default: false },
       name: { type: 'string' },
       vehicle: { type: 'string' },
+      phone: { type: 'string' },
       lat: { type: 'string' },
       lng: { type: 'string' },
       to: { type: 'string' },
@@ -188,7 +189,10 @@ async function main(): Promise<void> {
       case 'rider:create': {
         const name = text(values.name, 'name', LIMITS.name);
         const vehicle = values.vehicle === undefined ? null : text(values.vehicle, 'vehicle', LIMITS.name);
-        const rider = await createRider(em, { name, vehicle, ...position(values.lat, values.lng), tokenDays: riderTokenDays() });
+        // The rider's own number, which a proxy-number provider bridges calls to; never shown to anyone.
+        const phone = values.phone === undefined ? null : normaliseGhanaPhone(values.phone);
+        if (phone !== null && !isGhanaMobile(phone)) fail('--phone must be a Ghana mobile number like +233241234567');
+        const rider = await createRider(em, { name, vehicle, phone, ...position(values.lat, values.lng), tokenDays: riderTokenDays() });
         result = { rider_id: rider.riderId, rider_token: rider.riderToken, ...(await signInFor(em, rider.riderId)) };
         break;
       }

@@ -29,14 +29,14 @@ export function createRiderRouter(deps: AppDeps): Router {
   async function jobView(deliveryId: string, riderId: string): Promise<RiderJobView> {
     const found = await riders.jobView(orm.em, deliveryId);
     if (!found) throw ApiError.notFound('Unknown delivery');
-    const { job, recipients } = found;
+    const { job, recipients, riderPhone } = found;
     const calls = new Map<number, { via: string; expires_at: string } | null>();
     if (ACTIVE_FOR_RIDER.includes(job.status as DeliveryStatus)) {
       // Every recipient's session at once: the rider app reads its job every few seconds.
       const sessions = await Promise.all(
         recipients.map((recipient) =>
           deps.calling
-            .openSession({ jobId: deliveryId, stopIndex: recipient.index, riderId, recipientPhone: recipient.phone })
+            .openSession({ jobId: deliveryId, stopIndex: recipient.index, riderId, riderPhone, recipientPhone: recipient.phone })
             .catch(withoutCalling),
         ),
       );

@@ -11,6 +11,7 @@ import { Migration20261126040000_rider_tokens_calls } from './Migration202611260
 import { Migration20261126050000_contested_sign_ups } from './Migration20261126050000_contested_sign_ups';
 import { Migration20261126060000_proxy_call_sessions } from './Migration20261126060000_proxy_call_sessions';
 import { Migration20261126070000_rider_sign_ins } from './Migration20261126070000_rider_sign_ins';
+import { Migration20261126080000_rider_phone } from './Migration20261126080000_rider_phone';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
 export const migrationsList = [
@@ -27,4 +28,5 @@ export const migrationsList = [
   { name: 'Migration20261126050000_contested_sign_ups', class: Migration20261126050000_contested_sign_ups },
   { name: 'Migration20261126060000_proxy_call_sessions', class: Migration20261126060000_proxy_call_sessions },
   { name: 'Migration20261126070000_rider_sign_ins', class: Migration20261126070000_rider_sign_ins },
+  { name: 'Migration20261126080000_rider_phone', class: Migration20261126080000_rider_phone },
 ];

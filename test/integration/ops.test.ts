@@ -70,6 +70,18 @@ describe('operator commands', () => {
     expect(res.body).toEqual({ online: true });
   }, 60_000);
 
+  it('records a rider’s own phone for masked calling, as a Ghana mobile number, and refuses anything else', async () => {
+    const rider = await ops('rider:create', '--name', 'Kweku Phone', '--phone', '024 555 0199');
+    const [row] = await stack.orm.em.fork().execute<{ phone: string }[]>('select phone from riders where id = ?', [rider.rider_id]);
+    expect(row!.phone).toBe('+233245550199');
+    expect(JSON.stringify(rider)).not.toContain('245550199');
+    const refused = await run('npm', ['run', '--silent', 'ops', '--', 'rider:create', '--name', 'Kweku Landline', '--phone', '12345'], {
+      env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL },
+    }).catch((error: { code: number; stdout: string }) => error);
+    expect(refused).toMatchObject({ code: 2 });
+    expect(JSON.parse(refused.stdout)).toEqual({ error: '--phone must be a Ghana mobile number like +233241234567' });
+  }, 60_000);
+
   it('keeps only a hash of a rider token, whose expiry is RIDER_TOKEN_DAYS away', async () => {
     const rider = await ops('rider:create', '--name', 'Efua Hash');
     const [row] = await stack.orm.em

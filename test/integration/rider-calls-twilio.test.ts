@@ -74,6 +74,24 @@ describe('masked calling through Twilio Proxy', () => {
     for (const body of [accepted, current.body, delivered.body]) expect(JSON.stringify(body)).not.toContain(phone.slice(4));
   }, 60_000);
 
+  it('bridges the rider and the recipient when the rider has a phone on record: the rider dials their own participant’s number', async () => {
+    const partner = await livePartner();
+    const rider = await riderApp(stack.baseUrl, stack.orm, 'Abena Phone');
+    const riderPhone = mobile('20');
+    await stack.orm.em.fork().execute('update riders set phone = ? where id = ?', [riderPhone, rider.riderId]);
+    const phone = mobile('27');
+    const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
+
+    const accepted = await rider.take(created.id);
+    const [session] = sessionsOf(phone);
+    const participants = new Map(session!.participants.map((p) => [p.identifier, p.proxyIdentifier]));
+    expect([...participants.keys()].sort()).toEqual([phone, riderPhone].sort());
+    expect(accepted.call.via).toBe(participants.get(riderPhone));
+    // Neither number reaches the rider's answer but the proxy's.
+    expect(JSON.stringify(accepted)).not.toContain(phone.slice(4));
+    expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${created.id}/cancel`)).status).toBe(200);
+  }, 60_000);
+
   it('answers a step while Twilio is down without a number to call, and gives the number once it is back', async () => {
     const partner = await livePartner();
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Esi Outage');
