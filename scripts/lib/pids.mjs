@@ -1,5 +1,5 @@
 // Children of `npm start` / `npm test`, stopped together on exit.
-import { spawn } from 'node:child_process';
+import { spawnGroup } from './process-group.mjs';
 import { openSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { root } from './prepare.mjs';
@@ -18,21 +18,8 @@ export function startNodeProcess(name, script, env, logFile) {
     stdio = ['ignore', out, out];
   }
   const [command, args] = Array.isArray(script) ? [process.execPath, script] : [path.join(root, 'node_modules', '.bin', 'tsx'), [script]];
-  const child = spawn(command, args, {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio,
-    detached: true,
-  });
+  const child = spawnGroup(command, args, { cwd: root, env: { ...process.env, ...env }, stdio });
   child.name = name;
-  // Detached children outlive their parent; make sure they stop with it.
-  process.once('exit', () => {
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      /* already gone */
-    }
-  });
   return child;
 }
 

@@ -1,6 +1,7 @@
 // The local stack: Temporal dev server, PostgreSQL (embedded unless DATABASE_URL is given,
 // embedded-postgres.mjs), migrations. Used by `npm start`, `npm test` and `npm run bench`.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { spawnGroup } from './process-group.mjs';
 import { mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -73,17 +74,9 @@ export async function startTemporal({ cli, port, uiPort, dbFile, wal = true, log
   args.push(...extraArgs);
   mkdirSync(path.dirname(logFile), { recursive: true });
   const out = openSync(logFile, 'a');
-  const child = spawn(cli, args, { stdio: ['ignore', out, out], detached: true });
+  const child = spawnGroup(cli, args, { stdio: ['ignore', out, out] });
   let exited = null;
   child.once('exit', (code) => (exited = code));
-  // Whatever ends this process, the dev server goes too.
-  process.once('exit', () => {
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      /* already gone */
-    }
-  });
   await waitFor(async () => {
     if (exited !== null) throw new Error(`Temporal dev server exited (${exited}); see ${logFile}`);
     if (!(await portInUse(port))) return false;

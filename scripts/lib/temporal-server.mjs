@@ -4,6 +4,7 @@
 // (temporal-docker/config/temporal-sql.yaml, temporal-docker/dynamicconfig/production-sql.yaml),
 // and its namespace prepared by the compose stack's own script (temporal-docker/setup-temporal.sh).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawnGroup } from './process-group.mjs';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import { homedir } from 'node:os';
@@ -259,16 +260,9 @@ export async function startTemporalUi({ ui, address, port, namespace, logFile })
     TEMPORAL_UI_PORT: String(port),
     TEMPORAL_DEFAULT_NAMESPACE: namespace,
   };
-  const child = spawn(ui.binary, ['--root', ui.moduleDir, '--env', 'docker', 'start'], { env, stdio: ['ignore', out, out], detached: true });
+  const child = spawnGroup(ui.binary, ['--root', ui.moduleDir, '--env', 'docker', 'start'], { env, stdio: ['ignore', out, out] });
   let exited = null;
   child.once('exit', (code) => (exited = code));
-  process.once('exit', () => {
-    try {
-      process.kill(-child.pid, 'SIGTERM');
-    } catch {
-      /* already gone */
-    }
-  });
   await waitUntil(async () => {
     if (exited !== null) throw new Error(`The Temporal UI exited (${exited}); see ${logFile}`);
     return portInUse(port);

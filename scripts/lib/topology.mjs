@@ -2,7 +2,8 @@
 // it (temporal-server.mjs), several worker processes, several API processes, and HAProxy in front
 // of the APIs on one port, routing by /readyz. Used by `npm run topology` (scripts/topology.mjs)
 // and by the topology tests (test/topology/), which kill its processes under load.
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
+import { spawnGroup } from './process-group.mjs';
 import { mkdirSync, openSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureHaproxy, ensureTemporalCli, root, say } from './prepare.mjs';
@@ -278,14 +279,7 @@ export async function startTopology({
     mkdirSync(logDir, { recursive: true });
     const out = openSync(path.join(logDir, 'haproxy.log'), 'a');
     // -db: in the foreground, so it stops with us.
-    const balancer = spawn(haproxy, ['-db', '-f', configFile], { stdio: ['ignore', out, out], detached: true });
-    process.once('exit', () => {
-      try {
-        process.kill(-balancer.pid, 'SIGKILL');
-      } catch {
-        /* already gone */
-      }
-    });
+    const balancer = spawnGroup(haproxy, ['-db', '-f', configFile], { stdio: ['ignore', out, out] }, 'SIGKILL');
     stops.push(() => stopProcess(balancer));
     const baseUrl = `http://127.0.0.1:${port}`;
     const statsUrl = `http://127.0.0.1:${statsPort}/`;

@@ -5,6 +5,7 @@ import { DockerfileParser, type Instruction, type ModifiableInstruction } from '
 import { parse } from 'yaml';
 import { loadSettings, sandboxedInProduction, SettingsError } from '../../config/settings';
 import { DeliveryReferenceKey, DeliveryStatusKey, PartnerIdKey, PaymentStatusKey } from '../../workflows/messages';
+import { LIVE_PROVIDERS } from '../helpers/live-providers';
 
 // Docker cannot run in CI, so the deployment files are checked by reading them: what they run,
 // what they publish, how they report health, and that they set only settings the code reads.
@@ -56,15 +57,7 @@ function environmentOf(name: string, operator: Env = {}): Env {
 /** What an operator sets for a live stack: a real gateway, SMS provider and SMTP server. */
 const LIVE_OPERATOR: Env = {
   SITE_URL: 'https://deliveries.example.com.gh',
-  PAYMENT_GATEWAY: 'paystack',
-  PAYSTACK_SECRET_KEY: 'sk_live_0000000000000000000000000000',
-  SMS_PROVIDER: 'http',
-  SMS_URL: 'https://sms.example.com.gh/v1/send',
-  SMS_API_KEY: 'sms-key',
-  CALL_MASKING: 'twilio-proxy',
-  TWILIO_ACCOUNT_SID: 'AC00000000000000000000000000000000',
-  TWILIO_AUTH_TOKEN: 'twilio-token',
-  TWILIO_PROXY_SERVICE_SID: 'KS00000000000000000000000000000000',
+  ...LIVE_PROVIDERS,
   SMTP_URL: 'smtps://mailer:password@smtp.example.com.gh:465',
   MAIL_FROM: 'Deliveries <no-reply@example.com.gh>',
   METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop',

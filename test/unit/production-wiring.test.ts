@@ -10,6 +10,7 @@ import { SandboxNetwork, type SandboxLedger } from '../../integrations/mobile-mo
 import { HttpSms } from '../../integrations/sms/http-sms';
 import { OutboxSms } from '../../integrations/sms/outbox';
 import { activityDeps } from '../../workers/activity-deps';
+import { LIVE_PROVIDERS } from '../helpers/live-providers';
 
 // What the production settings wire up: live bookings go where the settings say, test-mode ones
 // always to the sandbox and the outbox, and the callback address guard has no switch.
@@ -24,15 +25,7 @@ const production = {
 };
 const live = loadSettings({
   ...production,
-  PAYMENT_GATEWAY: 'paystack',
-  PAYSTACK_SECRET_KEY: 'sk_live_0000000000000000000000000000',
-  SMS_PROVIDER: 'http',
-  SMS_URL: 'https://sms.example.com.gh/v1/send',
-  SMS_API_KEY: 'sms-key',
-  CALL_MASKING: 'twilio-proxy',
-  TWILIO_ACCOUNT_SID: 'AC00000000000000000000000000000000',
-  TWILIO_AUTH_TOKEN: 'twilio-token',
-  TWILIO_PROXY_SERVICE_SID: 'KS00000000000000000000000000000000',
+  ...LIVE_PROVIDERS,
 });
 const staging = loadSettings({ ...production, ALLOW_SANDBOX_IN_PRODUCTION: 'true' });
 
