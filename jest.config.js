@@ -2,12 +2,13 @@
  * Unit tests need nothing running; every other folder runs against the real stack that
  * `npm test` (scripts/test.mjs) brings up.
  */
-// typebox and request-filtering-agent ship ES modules only; swc turns them (and our TypeScript) into CommonJS for jest.
+// typebox, request-filtering-agent, MikroORM 7 and its kysely ship ES modules only; swc turns them (and
+// our TypeScript) into CommonJS for jest.
 const transform = { '^.+\\.(t|j|mj)s$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }] };
 const shared = {
   testEnvironment: 'node',
   transform,
-  transformIgnorePatterns: ['/node_modules/(?!(typebox|request-filtering-agent)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(typebox|request-filtering-agent|@mikro-orm|kysely)/)'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
 };
 

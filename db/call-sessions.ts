@@ -41,7 +41,7 @@ export function callSessionStore(em: () => EntityManager): CallSessionStore {
         `select c.id, c.recipient_phone, c.expires_at, c.closed_at is not null as closed,
                 coalesce(d.rider_id = c.rider_id and d.status = any(?::text[]), false) as job_active
          from call_sessions c join deliveries d on d.id = c.delivery_id where c.proxy_number = ?`,
-        // As an array literal: knex would spread a JavaScript array into a list of values.
+        // As an array literal: MikroORM writes a JavaScript array into the SQL as a list of values.
         [`{${ACTIVE_FOR_RIDER.join(',')}}`, proxyNumber],
       );
       if (!row) return null;

@@ -9,7 +9,9 @@ export function ormConfig(databaseUrl: string, poolMax = 10) {
     clientUrl: databaseUrl,
     entities: Object.values(entities).filter((value) => typeof value === 'object'),
     extensions: [Migrator],
-    migrations: { migrationsList, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations' },
+    // Migrations are written by hand, so no schema snapshot: MikroORM 7 would introspect the schema
+    // after every run that applies one and write it to .snapshot-<db>.json in the working folder.
+    migrations: { migrationsList, transactional: true, allOrNothing: true, tableName: 'mikro_orm_migrations', snapshot: false },
     pool: { min: 0, max: poolMax },
     // The read model is written by several processes at once; never trust a stale identity map.
     allowGlobalContext: false,

@@ -8,7 +8,7 @@ export interface PoolQuery {
 /**
  * Queries straight on a client of the ORM's own pool (no second pool to size or close): for a
  * library that wants a `pg` pool (the dashboard's session store), and for the hottest reads, where
- * the ORM's and knex's layers cost more than the query itself.
+ * the ORM's and kysely's layers cost more than the query itself.
  */
 export function poolQuery(em: EntityManager): PoolQuery {
   // A pool client is a second connection: it would not see the transaction's own writes.
@@ -41,13 +41,17 @@ export async function poolTransaction<T>(em: EntityManager, work: (tx: PoolQuery
   });
 }
 
-/** Lends `work` one client of the ORM's pool, and takes it back however `work` ends. */
+/**
+ * Lends `work` one client of the ORM's pool (the `pg` Pool under its kysely dialect), and takes it
+ * back however `work` ends. A client whose connection broke is not queryable any more, and the pool
+ * drops it on release rather than lend it again.
+ */
 async function withPoolClient<T>(em: EntityManager, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const knex = em.getConnection().getKnex();
-  const client = (await knex.client.acquireConnection()) as PoolClient;
+  const pool = await em.getConnection().getNativeClient();
+  const client = await pool.connect();
   try {
     return await work(client);
   } finally {
-    await knex.client.releaseConnection(client);
+    client.release();
   }
 }

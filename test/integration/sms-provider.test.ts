@@ -6,6 +6,7 @@ import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount } from '../helpers/bookings';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { HttpSms } from '../../integrations/sms/http-sms';
+import { loadSettings } from '../../config/settings';
 
 /**
  * Live hand-over codes texted through an SMS HTTP API (SMS_PROVIDER=http), against a local
@@ -183,8 +184,7 @@ describe('hand-over codes through an SMS HTTP API', () => {
 });
 
 describe('SMS settings', () => {
-  it('refuse SMS_PROVIDER=http without a URL or an API key, naming the variable', async () => {
-    const { loadSettings } = await import('../../config/settings');
+  it('refuse SMS_PROVIDER=http without a URL or an API key, naming the variable', () => {
     const base = { DATABASE_URL: 'postgres://localhost/x', SMS_PROVIDER: 'http' };
     expect(() => loadSettings({ ...base, SMS_API_KEY: API_KEY })).toThrow(/^SMS_URL: required/);
     expect(() => loadSettings({ ...base, SMS_URL: smsUrl })).toThrow(/^SMS_API_KEY: required/);
