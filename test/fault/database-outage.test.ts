@@ -76,13 +76,14 @@ describe('a worker that loses Postgres just after a booking', () => {
       await proxy.restore();
     }
 
+    // The claim's next try comes within its 10 s backoff; then the debit and every rider step.
     const done = await eventually(async () => {
       const res = await client.get(`/partner/deliveries/${created.id}`);
       return res.body.status === 'delivered' && res.body.payment_status === 'paid' ? res.body : undefined;
-    }, 30_000, 'the robo rider to deliver and the debit to settle');
+    }, 60_000, 'the robo rider to deliver and the debit to settle');
     expect(done.events.map((e: { status: string }) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
     expect(await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result()).toMatchObject({ status: 'delivered' });
-  }, 90_000);
+  }, 120_000);
 });
 
 describe('a booking withdrawn by the API before its workflow began', () => {
