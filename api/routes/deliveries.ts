@@ -11,6 +11,7 @@ import { partnerOf } from '../middleware/partner-auth';
 import { storableText } from '../middleware/storable-text';
 import type { BookingRequest } from '../openapi/schemas';
 import { createBookingService } from '../services/bookings';
+import { endJobCalls } from '../services/call-sessions';
 import { refuseEnded, sendDeliveryUpdate } from '../services/delivery-commands';
 import { VersionedViewCache, sendJsonBytes } from '../services/view-cache';
 
@@ -100,6 +101,8 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
         // cancelled, as asked, so this one is answered like any repeat (200).
         (ended) => (ended === 'cancelled' ? 'done' : refuseEnded(ended)),
       );
+      // A rider who had accepted may hold masked numbers for the recipients: they stop now.
+      await endJobCalls(deps, parts.delivery.id);
     }
     const fresh = await deliveries.load(orm.em.fork(), parts.delivery.id);
     res.json(deliveryView(fresh ?? parts, settings.siteUrl));

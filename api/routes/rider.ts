@@ -12,6 +12,7 @@ import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
 import { isUnavailable } from '../middleware/errors';
 import { riderOf } from '../middleware/rider-auth';
+import { endJobCalls } from '../services/call-sessions';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
 import { checkHandoverProof } from '../services/handover';
 
@@ -45,7 +46,7 @@ export function createRiderRouter(deps: AppDeps): Router {
       });
     } else {
       // The job is over (or not yet the rider's): whatever was handed out stops bridging now.
-      await deps.calling.closeSessions(deliveryId).catch(withoutCalling);
+      await endJobCalls(deps, deliveryId);
     }
     return {
       ...job,

@@ -89,7 +89,10 @@ describe('masked calling through Twilio Proxy', () => {
     expect(accepted.call.via).toBe(participants.get(riderPhone));
     // Neither number reaches the rider's answer but the proxy's.
     expect(JSON.stringify(accepted)).not.toContain(phone.slice(4));
+
+    // The partner cancels the accepted job: its session stops bridging at once, not at its expiry.
     expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${created.id}/cancel`)).status).toBe(200);
+    expect(twilio.sessions.get(session!.sid)!.status).toBe('closed');
   }, 60_000);
 
   it('answers a step while Twilio is down without a number to call, and gives the number once it is back', async () => {

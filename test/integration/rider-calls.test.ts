@@ -110,7 +110,8 @@ describe('masked calling', () => {
     const via = accepted.call.via as string;
     expect(await bridge.placeCall(via)).toEqual({ bridged: true, to: phone });
     expect((await partner.client.post(`/partner/deliveries/${created.id}/cancel`)).status).toBe(200);
-    expect(await bridge.placeCall(via)).toEqual({ bridged: false, reason: 'the job is no longer active' });
+    // The cancel closes the job's sessions; the bridge would refuse the job's status besides.
+    expect(await bridge.placeCall(via)).toEqual({ bridged: false, reason: 'the session is closed' });
 
     // An operator dials and reads the log the same way.
     const ops = async (...args: string[]) =>
@@ -118,12 +119,12 @@ describe('masked calling', () => {
         (await promisify(execFile)('npm', ['run', '--silent', 'ops', '--', ...args], { env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL } }))
           .stdout,
       );
-    expect(await ops('call:place', '--via', via)).toEqual({ bridged: false, reason: 'the job is no longer active' });
+    expect(await ops('call:place', '--via', via)).toEqual({ bridged: false, reason: 'the session is closed' });
     const { calls } = await ops('calls', '--delivery', created.id);
     expect(calls.map((c: { bridged_to: string | null; refused: string | null }) => [c.bridged_to, c.refused])).toEqual([
       [phone, null],
-      [null, 'the job is no longer active'],
-      [null, 'the job is no longer active'],
+      [null, 'the session is closed'],
+      [null, 'the session is closed'],
     ]);
   }, 60_000);
 
