@@ -144,24 +144,7 @@ export async function claimPendingSignUp(
   em: EntityManager,
   input: { tokenHash: string; purpose: string; passwordHash: string; businessName: string },
 ): Promise<string | null> {
-  return em.transactional(async (tx) => {
-    const [used] = await tx.execute<{ partner_id: string }[]>(
-      `update email_tokens set used_at = now()
-           where token_hash = ? and purpose = ? and used_at is null and expires_at > now() returning partner_id`,
-      [input.tokenHash, input.purpose],
-    );
-    if (!used) return null;
-    await tx.execute(
-      'update partners set password_hash = ?, business_name = ?, email_confirmed_at = coalesce(email_confirmed_at, now()) where id = ?',
-      [input.passwordHash, input.businessName.trim(), used.partner_id],
-    );
-    await tx.execute('update email_tokens set used_at = now() where partner_id = ? and purpose = ? and used_at is null', [
-      used.partner_id,
-      input.purpose,
-    ]);
-    await endPartnerSessions(tx, used.partner_id);
-    return used.partner_id;
-  });
+  return setPasswordByLink(em, input, { businessName: input.businessName.trim() });
 }
 
 /** The stored password hash of a partner (for a change of password, which asks for the current one). */
@@ -193,6 +176,20 @@ export async function emailTokenUsable(em: EntityManager, tokenHash: string, pur
  * reads the mailbox, so the address counts as confirmed too. The partner's id, or null.
  */
 export async function resetPassword(em: EntityManager, input: { tokenHash: string; purpose: string; passwordHash: string }): Promise<string | null> {
+  return setPasswordByLink(em, input);
+}
+
+/**
+ * What a confirmation or reset link does once its form is sent, in one transaction: uses the
+ * link (unexpired, unused), sets the password (and `also`'s columns), confirms the address (its
+ * reader holds the mailbox), spends the account's other links of that purpose and ends every
+ * dashboard session of it. The partner's id, or null when the link does not work.
+ */
+async function setPasswordByLink(
+  em: EntityManager,
+  input: { tokenHash: string; purpose: string; passwordHash: string },
+  also: { businessName?: string } = {},
+): Promise<string | null> {
   return em.transactional(async (tx) => {
     const [used] = await tx.execute<{ partner_id: string }[]>(
       `update email_tokens set used_at = now()
@@ -200,10 +197,11 @@ export async function resetPassword(em: EntityManager, input: { tokenHash: strin
       [input.tokenHash, input.purpose],
     );
     if (!used) return null;
-    await tx.execute('update partners set password_hash = ?, email_confirmed_at = coalesce(email_confirmed_at, now()) where id = ?', [
-      input.passwordHash,
-      used.partner_id,
-    ]);
+    await tx.execute(
+      `update partners set password_hash = ?, business_name = coalesce(?, business_name),
+           email_confirmed_at = coalesce(email_confirmed_at, now()) where id = ?`,
+      [input.passwordHash, also.businessName ?? null, used.partner_id],
+    );
     await tx.execute('update email_tokens set used_at = now() where partner_id = ? and purpose = ? and used_at is null', [
       used.partner_id,
       input.purpose,
