@@ -10,9 +10,8 @@ import { isoZ } from '../../domain/delivery-view';
 import { acceptUpdate, completeStopUpdate, deliverUpdate, departUpdate, pickupUpdate } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
-import { isUnavailable } from '../middleware/errors';
 import { riderOf } from '../middleware/rider-auth';
-import { endJobCalls } from '../services/call-sessions';
+import { endJobCalls, openJobCall } from '../services/call-sessions';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
 import { checkHandoverProof } from '../services/handover';
 
@@ -36,9 +35,7 @@ export function createRiderRouter(deps: AppDeps): Router {
       // Every recipient's session at once: the rider app reads its job every few seconds.
       const sessions = await Promise.all(
         recipients.map((recipient) =>
-          deps.calling
-            .openSession({ jobId: deliveryId, stopIndex: recipient.index, riderId, riderPhone, recipientPhone: recipient.phone })
-            .catch(withoutCalling),
+          openJobCall(deps, { jobId: deliveryId, stopIndex: recipient.index, riderId, riderPhone, recipientPhone: recipient.phone }),
         ),
       );
       sessions.forEach((session, i) => {
@@ -53,18 +50,6 @@ export function createRiderRouter(deps: AppDeps): Router {
       call: calls.get(FINAL_DROP) ?? null,
       stops: job.stops.map((stop) => ({ ...stop, call: calls.get(stop.index as number) ?? null })),
     };
-  }
-
-  /**
-   * A calling provider that does not answer costs the rider the call button, not the answer: the
-   * step it comes with has already happened, and the next read of the job asks again.
-   */
-  function withoutCalling(error: unknown): null {
-    if (!isUnavailable(error)) throw error;
-    deps.logger.warn('Masked calling unavailable; the job is shown without call numbers', {
-      error: error instanceof Error ? error.message : String(error),
-    });
-    return null;
   }
 
   const statusOf = (deliveryId: string) => () => deliveries.statusOf(orm.em.fork(), deliveryId);
