@@ -87,39 +87,45 @@ export function ensureTemporalCli() {
 }
 
 /**
- * Browser tests drive Debian's Chromium with playwright-core (a test tool's own browser
- * download is not possible here). Installs it with apt when missing and allowed (root).
+ * A program from one of Debian's packages: the first candidate that exists (or `command` on the
+ * PATH), else installed with apt when that is allowed (root), for `why`.
  */
-export function ensureChromium() {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
-  const found = candidates.find((candidate) => existsSync(candidate));
+function ensureDebianPackage({ pkg, command, binary, candidates, why, installArgs = [] }) {
+  const found = candidates.filter(Boolean).find((candidate) => existsSync(candidate)) ?? onPath(command);
   if (found) return found;
   if (process.getuid?.() !== 0 || !onPath('apt-get')) {
-    throw new Error('Chromium is missing: install it (Debian: apt-get install chromium) or set CHROMIUM_PATH.');
+    throw new Error(`${why} needs ${pkg}: install it (Debian: apt-get install ${pkg}) or say where it is.`);
   }
-  say('Installing Chromium for the browser tests (apt-get install chromium)…');
+  say(`Installing ${pkg} for ${why} (apt-get install ${pkg})…`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
   spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const result = spawnSync('apt-get', ['install', '-y', '-qq', 'chromium'], { stdio: 'inherit', env });
-  if (result.status !== 0 || !existsSync('/usr/bin/chromium')) throw new Error('apt-get install chromium failed');
-  return '/usr/bin/chromium';
+  const result = spawnSync('apt-get', ['install', '-y', '-qq', ...installArgs, pkg], { stdio: 'inherit', env });
+  if (result.status !== 0 || !existsSync(binary)) throw new Error(`apt-get install ${pkg} failed`);
+  return binary;
 }
 
 /**
- * `npm run topology` and its tests put Debian's HAProxy in front of the API processes. Installs it
- * with apt when missing and allowed (root), as ensureChromium does for the browser.
+ * Browser tests drive Debian's Chromium with playwright-core (a test tool's own browser
+ * download is not possible here). CHROMIUM_PATH names another.
  */
+export function ensureChromium() {
+  return ensureDebianPackage({
+    pkg: 'chromium',
+    command: 'chromium',
+    binary: '/usr/bin/chromium',
+    candidates: [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'],
+    why: 'the browser tests',
+  });
+}
+
+/** `npm run topology` and its tests put Debian's HAProxy in front of the API processes. HAPROXY_PATH names another. */
 export function ensureHaproxy() {
-  const candidates = [process.env.HAPROXY_PATH, '/usr/sbin/haproxy'].filter(Boolean);
-  const found = candidates.find((candidate) => existsSync(candidate)) ?? onPath('haproxy');
-  if (found) return found;
-  if (process.getuid?.() !== 0 || !onPath('apt-get')) {
-    throw new Error('HAProxy is missing: install it (Debian: apt-get install haproxy) or set HAPROXY_PATH.');
-  }
-  say('Installing HAProxy for the topology (apt-get install haproxy)…');
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  spawnSync('apt-get', ['update', '-qq'], { stdio: 'inherit', env });
-  const result = spawnSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'haproxy'], { stdio: 'inherit', env });
-  if (result.status !== 0 || !existsSync('/usr/sbin/haproxy')) throw new Error('apt-get install haproxy failed');
-  return '/usr/sbin/haproxy';
+  return ensureDebianPackage({
+    pkg: 'haproxy',
+    command: 'haproxy',
+    binary: '/usr/sbin/haproxy',
+    candidates: [process.env.HAPROXY_PATH, '/usr/sbin/haproxy'],
+    why: 'the topology',
+    installArgs: ['--no-install-recommends'],
+  });
 }
