@@ -20,7 +20,17 @@ const HELP = `npm run bench [-- options]
   --accept-after-ms N     end to end: how long a rider takes to accept an offer once it shows
                           (BENCH_ACCEPT_AFTER_MS, 0: at the first poll that sees it)
   --samples N             lifecycle timings: deliveries one at a time (BENCH_SAMPLES, 50; quick 8)
-  --only a,b              run only these: quotes, read, timings, tracking, e2e, booking
+  --only a,b              run only these: quotes, read, timings, tracking, e2e, booking, city
+                          (city runs only when named: it is the long one)
+  City, open loop (docs/performance.md, "The city at its peak"); each also BENCH_CITY_…:
+  --city-riders N         online riders, each sending its position every 5 s (5000)
+  --city-in-flight N      deliveries in flight, each ridden to delivered (2000)
+  --city-bookings N       bookings a second once in flight (2)
+  --city-ramp N           bookings a second while filling the city up (10)
+  --city-seconds N        measured seconds at the steady load (600)
+  --city-quotes N         quotes a second beside them (2)
+  --city-places N         place look-ups a second beside them (1)
+  --city-sockets N        the load generator's connections to the API (256)
   --rate-limit-store S    postgres (the production default, and the bench's) or memory (development's)
                           (BENCH_RATE_LIMIT_STORE)
   --temporal T            dev (default: the CLI's dev server, SQLite) or server (the real Temporal
@@ -69,6 +79,23 @@ function parseOptions(argv) {
     acceptAfterMs: pick('accept-after-ms', 'BENCH_ACCEPT_AFTER_MS', 0, 0),
     timingSamples: pick('samples', 'BENCH_SAMPLES', 50, 8),
     only: String(flags.only ?? process.env.BENCH_ONLY ?? 'quotes,read,timings,tracking,e2e,booking').split(','),
+    city: {
+      riders: pick('city-riders', 'BENCH_CITY_RIDERS', 5000, 5000),
+      inFlight: pick('city-in-flight', 'BENCH_CITY_IN_FLIGHT', 2000, 2000),
+      bookingsPerSecond: pick('city-bookings', 'BENCH_CITY_BOOKINGS', 2, 2),
+      rampPerSecond: pick('city-ramp', 'BENCH_CITY_RAMP', 10, 10),
+      seconds: pick('city-seconds', 'BENCH_CITY_SECONDS', 600, 60),
+      quotesPerSecond: pick('city-quotes', 'BENCH_CITY_QUOTES', 2, 2),
+      placesPerSecond: pick('city-places', 'BENCH_CITY_PLACES', 1, 1),
+      sockets: pick('city-sockets', 'BENCH_CITY_SOCKETS', 256, 256),
+      // The rider app's own beats (web/rider/): a position every 5 s, offers every 4 s; a
+      // recipient's tracking page every 10 s and a partner's poll every 30 s, as the issue sets them.
+      pingSeconds: pick('city-ping-seconds', 'BENCH_CITY_PING_SECONDS', 5, 5),
+      offerPollSeconds: pick('city-offer-poll-seconds', 'BENCH_CITY_OFFER_POLL_SECONDS', 4, 4),
+      trackSeconds: pick('city-track-seconds', 'BENCH_CITY_TRACK_SECONDS', 10, 10),
+      partnerPollSeconds: pick('city-partner-poll-seconds', 'BENCH_CITY_PARTNER_POLL_SECONDS', 30, 30),
+      photoShare: 0.5,
+    },
     rateLimitStore: String(flags['rate-limit-store'] ?? process.env.BENCH_RATE_LIMIT_STORE ?? 'postgres'),
     temporal: String(flags.temporal ?? process.env.BENCH_TEMPORAL ?? 'dev'),
     temporalDb: String(flags['temporal-db'] ?? process.env.BENCH_TEMPORAL_DB ?? 'wal'),
@@ -116,7 +143,7 @@ function run(command, args, what) {
 }
 
 /**
- * SIGTERM to the server itself (the node process under tsx), once: a second SIGTERM, as a
+ * SIGTERM to the server itself (under tsx, the node process it runs), once: a second SIGTERM, as a
  * signal to the whole group would deliver through tsx's relay, kills it before it writes its
  * profile. SIGKILL to the group only after `graceMs`.
  */
@@ -159,6 +186,7 @@ async function main() {
   const cli = ensureTemporalCli();
   const { startTemporal, migrate, freePort, stopProcess } = await import('./lib/stack.mjs');
   const { startEmbeddedPostgres } = await import('./lib/embedded-postgres.mjs');
+  const { imageApiArgs } = await import('./lib/image-command.mjs');
   const { memoryOf, sampleMemory, serverPid } = await import('../bench/lib/memory.mjs');
   const { accountCpu, postmasterOf, untilQuiet } = await import('../bench/lib/cpu.mjs');
   const { startWebhookReceiver } = await import('../bench/lib/webhook-receiver.mjs');
@@ -193,6 +221,7 @@ async function main() {
     say(`Benchmark${options.quick ? ' (quick)' : ''}: starting ${realServer ? 'the Temporal server on PostgreSQL' : 'a Temporal dev server'}, PostgreSQL, the API and the worker…`);
     // Temporal, PostgreSQL and the workflow bundle come up side by side.
     const bundle = path.join(dataDir, 'workflow-bundle.js');
+    const compiled = path.join(dataDir, 'dist');
     const pgDataDir = path.join(dataDir, 'postgres');
     const database = (async () => {
       // Its own database unless told otherwise: the bench adds partners and deliveries by the hundred.
@@ -235,6 +264,8 @@ async function main() {
       database,
       // Workers load a prebuilt bundle in production (`npm run build`); so does the bench's.
       run(bin('tsx'), ['scripts/bundle-workflows.ts', bundle], 'Bundling the workflows'),
+      // The API and worker run compiled, with the image's node flags, as production runs them.
+      run(process.execPath, ['scripts/build.mjs', compiled], 'Compiling the source tree'),
     ]);
     const failed = parts.find((part) => part.status === 'rejected');
     if (failed) throw failed.reason;
@@ -275,8 +306,8 @@ async function main() {
       RATE_LIMIT_STORE: options.rateLimitStore,
     };
     const profileFlags = (name) => (options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);
-    const worker = startChild('worker', bin('tsx'), [...profileFlags('worker'), 'workers/main.ts'], stackEnv, logDir);
-    const api = startChild('api', bin('tsx'), [...profileFlags('api'), 'api/main.ts'], stackEnv, logDir);
+    const worker = startChild('worker', process.execPath, [...profileFlags('worker'), path.join(compiled, 'workers', 'main.js')], stackEnv, logDir);
+    const api = startChild('api', process.execPath, [...profileFlags('api'), ...imageApiArgs(compiled)], stackEnv, logDir);
     // A profiled process writes its profile as it exits, which takes a while on a busy machine.
     const stopServer = (child) => (options.profile ? stopPatiently(child, 60_000, serverPid) : stopProcess(child));
     stops.push(() => stopServer(worker.child));
@@ -324,6 +355,9 @@ async function main() {
       partner,
       receiver,
       db,
+      databaseUrl,
+      pids,
+      cpuRoots,
       temporal: temporalClient,
       takeRiders: (count) => {
         if (free.length < count) throw new Error(`need ${count} riders, ${free.length} are free`);
@@ -365,6 +399,7 @@ async function main() {
     const { trackingScenario } = await import('../bench/scenarios/tracking.mjs');
     const { endToEndScenario } = await import('../bench/scenarios/end-to-end.mjs');
     const { bookingScenario } = await import('../bench/scenarios/booking.mjs');
+    const { cityScenario } = await import('../bench/scenarios/city.mjs');
     // Booking comes last: its pending deliveries stay behind and would load every later phase.
     const plan = [
       ['quotes', quotesScenario],
@@ -372,6 +407,7 @@ async function main() {
       ['timings', lifecycleTimingsScenario],
       ['tracking', trackingScenario],
       ['e2e', endToEndScenario],
+      ['city', cityScenario],
       ['booking', bookingScenario],
     ].filter(([name]) => options.only.includes(name));
 

@@ -35,6 +35,9 @@ export const ACCRA = {
   kumasiDrop: { lat: 6.7, lng: -1.61 },
 };
 
+/** Greater Accra, from Kasoa's edge to Tema: where the city scenario's riders wait and ride. */
+export const ACCRA_BOUNDS = { south: 5.53, north: 5.7, west: -0.32, east: -0.05 };
+
 export function bookingBody(pickup = ACCRA.makola, dropoff = ACCRA.airport) {
   return {
     pickup_address: 'Makola Market, Accra',

@@ -1,4 +1,5 @@
 // The results table, as printed at the end of `npm run bench`.
+import { renderCity } from './city-report.mjs';
 import { round } from './stats.mjs';
 
 const ms = (value) =>
@@ -78,6 +79,9 @@ export function renderReport(results) {
     }
     if (e.failureCount) out.push(`  failures (${e.failureCount}): ${e.failures.join(' | ')}`);
   }
+
+  const city = results.scenarios.find((s) => s.city);
+  if (city) out.push('', renderCity(city, table));
 
   const timings = results.scenarios.find((s) => s.timings);
   if (timings) {

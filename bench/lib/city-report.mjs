@@ -1,0 +1,47 @@
+// The city scenario's tables, as printed at the end of `npm run bench -- --only city`.
+import { round } from './stats.mjs';
+
+const ms = (value) => (value === null || value === undefined ? '–' : value >= 100 ? String(Math.round(value)) : String(round(value, 1)));
+const PASS = (ok) => (ok ? 'yes' : 'NO');
+
+/** The targets of the city issue: every endpoint's p99 under 100 ms, webhook lag p99 under 1 s, no errors. */
+export const CITY_TARGETS = { endpointP99Ms: 100, webhookLagP99Ms: 1000 };
+
+export function renderCity(scenario, table) {
+  const c = scenario.city;
+  const out = [];
+  const endpoints = Object.entries(c.endpoints).sort(([, a], [, b]) => b.rps - a.rps);
+  out.push(
+    table(
+      [`${scenario.name}, ${Math.round(c.seconds)} s`, 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'p99 < 100 ms'],
+      endpoints.map(([name, e]) => [name, round(e.rps, 1), ms(e.p50), ms(e.p99), ms(e.max), e.errors, PASS(e.p99 < CITY_TARGETS.endpointP99Ms && e.errors === 0)]),
+    ),
+  );
+  const lag = c.webhookLag;
+  out.push(
+    `  webhook lag p50 ${ms(lag.p50)} ms, p99 ${ms(lag.p99)} ms, max ${ms(lag.max)} ms over ${lag.count} callbacks; missing ${c.webhooksMissing}` +
+      ` (p99 < 1 s: ${PASS(lag.p99 !== null && lag.p99 < CITY_TARGETS.webhookLagP99Ms && c.webhooksMissing === 0)})`,
+  );
+  out.push(
+    `  in flight ${Math.round(c.inFlight.min)}–${Math.round(c.inFlight.max)} (mean ${Math.round(c.inFlight.mean)}); delivered in the window ${c.completedInWindow}` +
+      ` (${round(c.deliveriesPerSecond, 2)}/s); no rider free ${c.noRiderFree}`,
+  );
+  const errored = endpoints.filter(([, e]) => e.errors > 0).map(([name, e]) => `${name} ${JSON.stringify(e.statuses)}`);
+  if (errored.length) out.push(`  errors by status: ${errored.join('; ')}`);
+  if (c.failures.length) out.push(`  failures: ${c.failures.slice(0, 5).join(' | ')}`);
+  out.push(
+    `  CPU in cores: ${Object.entries(scenario.cpu ?? {}).filter(([, v]) => v > 0.005).map(([name, v]) => `${name} ${v.toFixed(2)}`).join(', ')}`,
+  );
+  out.push(
+    `  memory (MB, first minute → last minute, peak): ${Object.entries(c.memoryTrend)
+      .map(([name, t]) => `${name} ${t.firstMb} → ${t.lastMb} (${t.growthPct >= 0 ? '+' : ''}${t.growthPct}%), ${t.peakMb}`)
+      .join('; ')}`,
+  );
+  const p = c.perDelivery;
+  out.push(
+    `  a delivery: ${p.historyEvents === null ? '–' : round(p.historyEvents, 1)} history events, Temporal CPU ${ms(p.temporalCpuMs)} ms, worker CPU ${ms(p.workerCpuMs)} ms;` +
+      ` PostgreSQL over the window ${Math.round(c.postgresPerSecond.transactions)} transactions/s and ${Math.round(c.postgresPerSecond.rowsWritten)} rows written/s` +
+      ` (${p.postgresTransactions === null ? '–' : Math.round(p.postgresTransactions)} transactions and ${p.postgresRowsWritten === null ? '–' : Math.round(p.postgresRowsWritten)} rows a delivered delivery, pings and polls included)`,
+  );
+  return out.join('\n');
+}

@@ -1,0 +1,374 @@
+// A city at its peak, open loop: every online rider's phone sends its position on a fixed beat,
+// deliveries are booked at a steady rate and each is ridden to `delivered` by a simulated rider
+// app, its recipient polls the tracking view and its partner polls the record, while quotes and
+// place look-ups go on beside them and the partner's receiver times every callback.
+//
+// The deliveries in flight are reached before the measured window: a ramp books them faster,
+// with trips that end one by one at the steady booking rate, so in-flight stays level as the
+// steady bookings take over (Little's law: in flight = booking rate × trip time).
+import { spawnSync } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { ACCRA_BOUNDS, sleep } from '../lib/client.mjs';
+import { EndpointStats, httpClient, onSchedule, timed } from '../lib/open-loop.mjs';
+import { summary } from '../lib/stats.mjs';
+
+/** A phone's hand-over photo after the rider app shrinks it to 1280 px: about 200 kB of JPEG. */
+const PHOTO = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(200 * 1024)]);
+
+const STEP_EVENTS = { accept: 'delivery.accepted', pickup: 'delivery.picked_up', depart: 'delivery.in_transit', deliver: 'delivery.delivered' };
+
+/** Metres to degrees near the equator, close enough for placing points in a city. */
+const DEG_PER_KM = 1 / 111.32;
+
+function multipartPhoto() {
+  const boundary = `----city${randomUUID().replace(/-/g, '')}`;
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="photo"; filename="handover.jpg"\r\nContent-Type: image/jpeg\r\n\r\n`,
+  );
+  return { raw: Buffer.concat([head, PHOTO, Buffer.from(`\r\n--${boundary}--\r\n`)]), type: `multipart/form-data; boundary=${boundary}` };
+}
+
+/** A point `km` from `from` in a random direction, kept inside the city's box. */
+function pointNear(from, km, bounds) {
+  const angle = Math.random() * 2 * Math.PI;
+  const clamp = (v, lo, hi) => Math.min(hi, Math.max(lo, v));
+  return {
+    lat: clamp(from.lat + Math.sin(angle) * km * DEG_PER_KM, bounds.south, bounds.north),
+    lng: clamp(from.lng + Math.cos(angle) * km * DEG_PER_KM, bounds.west, bounds.east),
+  };
+}
+
+/** Resident memory of the stack's processes, in MB (PostgreSQL as the sum of its processes' proportional sets). */
+function memorySample(pids) {
+  const field = (pid, name, file = 'status') => {
+    try {
+      const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/${file}`, 'utf8'));
+      return match ? Number(match[1]) / 1024 : 0;
+    } catch {
+      return 0;
+    }
+  };
+  const children = (pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  };
+  const out = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    if (!pid) continue;
+    out[name] = name === 'postgres' ? [pid, ...children(pid)].reduce((sum, p) => sum + field(p, 'Pss', 'smaps_rollup'), 0) : field(pid, 'VmRSS');
+  }
+  return out;
+}
+
+/** Whether memory stayed flat: the last minute's mean against the first's, per process. */
+function memoryTrend(samples) {
+  if (samples.length < 2) return {};
+  const span = samples.at(-1).at - samples[0].at;
+  const window = Math.min(60_000, span / 3);
+  const mean = (list, name) => list.reduce((sum, s) => sum + (s.mb[name] ?? 0), 0) / Math.max(1, list.length);
+  const first = samples.filter((s) => s.at - samples[0].at <= window);
+  const last = samples.filter((s) => samples.at(-1).at - s.at <= window);
+  return Object.fromEntries(
+    Object.keys(samples[0].mb).map((name) => {
+      const from = mean(first, name);
+      const to = mean(last, name);
+      return [name, { firstMb: Math.round(from), lastMb: Math.round(to), peakMb: Math.round(Math.max(...samples.map((s) => s.mb[name] ?? 0))), growthPct: from ? Math.round((100 * (to - from)) / from) : null }];
+    }),
+  );
+}
+
+async function databaseCounters(db) {
+  const { rows } = await db.query(
+    `select xact_commit + xact_rollback as transactions, tup_inserted + tup_updated + tup_deleted as rows_written,
+            tup_returned + tup_fetched as rows_read, blks_hit + blks_read as blocks
+     from pg_stat_database where datname = current_database()`,
+  );
+  return Object.fromEntries(Object.entries(rows[0]).map(([k, v]) => [k, Number(v)]));
+}
+
+export async function cityScenario(ctx) {
+  const o = ctx.options.city;
+  const { south, north, west, east } = ACCRA_BOUNDS;
+  const seeded = spawnSync(ctx.tsx, ['bench/seed-city-riders.ts', String(o.riders), ...[south, north, west, east].map(String)], {
+    cwd: ctx.root,
+    env: { ...process.env, DATABASE_URL: ctx.databaseUrl },
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (seeded.status !== 0) throw new Error(`Seeding the city's riders failed:\n${seeded.stderr}`);
+  const { riders: seededRiders } = JSON.parse(seeded.stdout.trim().split('\n').pop());
+
+  const client = httpClient(ctx.apiUrl, { maxSockets: o.sockets });
+  const stats = new EndpointStats();
+  const lags = [];
+  const lagsByEvent = {};
+  const failures = [];
+  const webhookWaits = [];
+  let missing = 0;
+  let stopping = false;
+  const stopped = () => stopping;
+  const cancels = [];
+  const riders = seededRiders.map((r) => ({ ...r, at: { lat: r.lat, lng: r.lng }, busy: false }));
+  const free = [...riders];
+  const inFlight = new Set();
+  let completed = 0;
+  let completedInWindow = 0;
+  let noRiderFree = 0;
+  const completedIds = [];
+
+  const fail = (what) => {
+    if (failures.length < 20) failures.push(what);
+  };
+
+  // Every online rider's phone, on its own 5-second beat from a random start.
+  for (const rider of riders) {
+    cancels.push(
+      onSchedule(o.pingSeconds * 1000, Math.random() * o.pingSeconds * 1000, (due) => {
+        void timed(stats, 'POST /rider/location', due, () => client.request('POST', '/rider/location', { token: rider.riderToken, body: rider.at }), [204]);
+      }, stopped),
+    );
+  }
+
+  /** A poller that runs while the delivery is in flight: the recipient's page, the partner's server. */
+  const pollWhile = (delivery, everySeconds, endpoint, path, token) =>
+    onSchedule(everySeconds * 1000, Math.random() * everySeconds * 1000, (due) => {
+      if (delivery.done) return;
+      void timed(stats, endpoint, due, () => client.request('GET', path, { token }));
+    }, () => stopping || delivery.done);
+
+  async function step(delivery, rider, action) {
+    const id = delivery.id;
+    const body =
+      action !== 'deliver' ? undefined : delivery.method === 'photo' ? multipartPhoto() : { otp: await handoverCode(id) };
+    const sentAt = performance.now();
+    const answer = await timed(stats, `POST /rider/deliveries/{id}/${action}`, sentAt, () =>
+      client.request('POST', `/rider/deliveries/${id}/${action}`, { token: rider.riderToken, body }),
+    );
+    if (answer.status !== 200) throw new Error(`${action}: ${answer.status} ${answer.text.slice(0, 200)}`);
+    if (!stats.recording) return;
+    webhookWaits.push(
+      ctx.receiver.waitFor(id, STEP_EVENTS[action], 60_000).then((at) => {
+        if (at === null) missing += 1;
+        else {
+          lags.push(at - sentAt);
+          (lagsByEvent[STEP_EVENTS[action]] ??= []).push(at - sentAt);
+        }
+      }),
+    );
+  }
+
+  /** The recipient's code, as the SMS outbox (the offline default) holds it; the rider asks for it at the door. */
+  async function handoverCode(deliveryId) {
+    for (let i = 0; i < 50; i++) {
+      const { rows } = await ctx.db.query('select body from sms_outbox where delivery_id = $1 order by id desc limit 1', [deliveryId]);
+      const code = /(\d{6})\s*$/.exec(rows[0]?.body ?? '')?.[1];
+      if (code) return code;
+      await sleep(200);
+    }
+    throw new Error(`no code was texted for ${deliveryId}`);
+  }
+
+  async function waitForOffer(delivery, rider) {
+    const deadline = performance.now() + 120_000;
+    while (!stopping && performance.now() < deadline) {
+      const due = performance.now();
+      const answer = await timed(stats, 'GET /rider/offers', due, () => client.request('GET', '/rider/offers', { token: rider.riderToken }));
+      if (answer.status === 200 && answer.json().some((offer) => offer.delivery_id === delivery.id)) return true;
+      await sleep(o.offerPollSeconds * 1000);
+    }
+    return false;
+  }
+
+  /** Books one delivery next to a free rider and rides it to `delivered` in `tripMs`. */
+  async function deliver(due, tripMs) {
+    const rider = free.splice(Math.floor(Math.random() * free.length), 1)[0];
+    if (!rider) {
+      noRiderFree += 1;
+      return;
+    }
+    rider.busy = true;
+    const pickup = pointNear(rider.at, 0.3, ACCRA_BOUNDS);
+    const dropoff = pointNear(pickup, 2 + Math.random() * 4, ACCRA_BOUNDS);
+    const method = Math.random() < o.photoShare ? 'photo' : 'otp';
+    const delivery = { id: null, method, done: false };
+    const stopsPolls = [];
+    try {
+      const booked = await timed(
+        stats,
+        'POST /partner/deliveries',
+        due,
+        () =>
+          client.request('POST', '/partner/deliveries', {
+            token: ctx.seed.apiKey,
+            headers: { 'Idempotency-Key': randomUUID() },
+            body: {
+              pickup_address: 'Near the rider, Accra',
+              pickup_lat: pickup.lat,
+              pickup_lng: pickup.lng,
+              dropoff_address: 'Across town, Accra',
+              dropoff_lat: dropoff.lat,
+              dropoff_lng: dropoff.lng,
+              package_size: 'small',
+              recipient_name: 'Ama Serwaa Mensah',
+              recipient_phone: '+233241234567',
+              payment_method: 'gateway',
+              verification_method: method,
+            },
+          }),
+        [201],
+      );
+      if (booked.status !== 201) throw new Error(`booking: ${booked.status} ${booked.text.slice(0, 200)}`);
+      delivery.id = booked.json().id;
+      inFlight.add(delivery.id);
+      stopsPolls.push(pollWhile(delivery, o.trackSeconds, 'GET /track/{id}/public', `/track/${delivery.id}/public`));
+      stopsPolls.push(pollWhile(delivery, o.partnerPollSeconds, 'GET /partner/deliveries/{id}', `/partner/deliveries/${delivery.id}`, ctx.seed.apiKey));
+      const bookedAt = due;
+      if (!(await waitForOffer(delivery, rider))) {
+        if (!stopping) throw new Error(`no offer of ${delivery.id} reached its rider`);
+        return;
+      }
+      await step(delivery, rider, 'accept');
+      // The ride: to the pickup, a short wait there, then across town; the phone's pings follow.
+      const at = (share) => sleep(Math.max(0, bookedAt + share * tripMs - performance.now()));
+      await at(0.3);
+      if (stopping) return;
+      rider.at = pickup;
+      await step(delivery, rider, 'pickup');
+      await at(0.35);
+      if (stopping) return;
+      await step(delivery, rider, 'depart');
+      rider.at = { lat: (pickup.lat + dropoff.lat) / 2, lng: (pickup.lng + dropoff.lng) / 2 };
+      await at(1);
+      if (stopping) return;
+      rider.at = dropoff;
+      await step(delivery, rider, 'deliver');
+      completed += 1;
+      if (stats.recording) {
+        completedInWindow += 1;
+        completedIds.push(delivery.id);
+      }
+    } catch (error) {
+      if (!stopping) fail(error instanceof Error ? error.message : String(error));
+    } finally {
+      delivery.done = true;
+      for (const stop of stopsPolls) stop();
+      if (delivery.id) inFlight.delete(delivery.id);
+      rider.busy = false;
+      free.push(rider);
+    }
+  }
+
+  // Beside the deliveries: partners quoting, and people looking places up on booking forms.
+  const quoteBody = () => {
+    const from = pointNear({ lat: 5.6, lng: -0.19 }, Math.random() * 8, ACCRA_BOUNDS);
+    const to = pointNear(from, 2 + Math.random() * 6, ACCRA_BOUNDS);
+    return { pickup_lat: from.lat, pickup_lng: from.lng, dropoff_lat: to.lat, dropoff_lng: to.lng };
+  };
+  const PLACES = ['Makola', 'Osu', 'Kotoka', 'Madina', 'Tema', 'Labadi', 'Achimota', 'Dansoman', 'Spintex', 'East Legon'];
+  if (o.quotesPerSecond > 0) {
+    cancels.push(onSchedule(1000 / o.quotesPerSecond, 0, (due) => {
+      void timed(stats, 'POST /partner/quotes', due, () => client.request('POST', '/partner/quotes', { token: ctx.seed.apiKey, body: quoteBody() }));
+    }, stopped));
+  }
+  if (o.placesPerSecond > 0) {
+    cancels.push(onSchedule(1000 / o.placesPerSecond, 0, (due) => {
+      const q = PLACES[Math.floor(Math.random() * PLACES.length)];
+      void timed(stats, 'GET /places/autocomplete', due, () => client.request('GET', `/places/autocomplete?q=${encodeURIComponent(q)}`));
+    }, stopped));
+  }
+
+  const trips = [];
+  // The ramp: `inFlight` deliveries booked at the ramp rate, the k-th ending k / rate seconds after
+  // the ramp, so that completions arrive at the steady rate from the first measured second.
+  const rampSeconds = o.inFlight / o.rampPerSecond;
+  const steadyTripMs = (o.inFlight / o.bookingsPerSecond) * 1000;
+  let rampBooked = 0;
+  const rampDone = new Promise((resolve) => {
+    if (o.inFlight === 0) return resolve();
+    const cancel = onSchedule(1000 / o.rampPerSecond, 0, (due) => {
+      const k = rampBooked++;
+      const tripMs = (rampSeconds + k / o.bookingsPerSecond - k / o.rampPerSecond) * 1000;
+      trips.push(deliver(due, tripMs));
+      if (rampBooked >= o.inFlight) {
+        cancel();
+        resolve();
+      }
+    }, stopped);
+  });
+  await rampDone;
+  // Steady bookings, each with the full trip time.
+  cancels.push(onSchedule(1000 / o.bookingsPerSecond, 0, (due) => trips.push(deliver(due, steadyTripMs)), stopped));
+
+  const pids = { api: ctx.pids.api, worker: ctx.pids.worker, temporal: ctx.cpuRoots.temporal, postgres: ctx.cpuRoots.postgres };
+  const memory = [];
+  const inFlightSamples = [];
+  const dbBefore = await databaseCounters(ctx.db);
+  const run = await ctx.measured(async () => {
+    stats.start();
+    const started = performance.now();
+    while (performance.now() - started < o.seconds * 1000) {
+      memory.push({ at: performance.now(), mb: memorySample(pids) });
+      inFlightSamples.push(inFlight.size);
+      await sleep(Math.min(10_000, Math.max(1000, (o.seconds * 1000) / 20)));
+    }
+    memory.push({ at: performance.now(), mb: memorySample(pids) });
+    stats.stop();
+    return {};
+  });
+  const dbAfter = await databaseCounters(ctx.db);
+  const seconds = (stats.to - stats.from) / 1000;
+  stopping = true;
+  for (const cancel of cancels) cancel();
+  await Promise.all(webhookWaits);
+  await Promise.race([Promise.all(trips), sleep(30_000)]);
+  client.close();
+
+  // What Temporal keeps of a delivery: the history of a sample of those completed in the window.
+  const histories = [];
+  for (const id of completedIds.slice(0, 20)) {
+    const described = await ctx.temporal.workflow.getHandle(`delivery-${id}`).describe().catch(() => null);
+    if (described) histories.push(described.historyLength);
+  }
+  const perDelivery = (value) => (completedInWindow ? value / completedInWindow : null);
+  const cores = run.cpu ?? {};
+  const lag = summary(lags);
+  return {
+    name: `city: ${o.riders} riders, ${o.inFlight} in flight, ${o.bookingsPerSecond} bookings/s`,
+    city: {
+      settings: o,
+      seconds,
+      endpoints: stats.summary(),
+      webhookLag: lag,
+      webhookLagByEvent: Object.fromEntries(Object.entries(lagsByEvent).map(([event, values]) => [event, summary(values)])),
+      webhooksMissing: missing,
+      completed,
+      completedInWindow,
+      deliveriesPerSecond: completedInWindow / seconds,
+      inFlight: { min: Math.min(...inFlightSamples), max: Math.max(...inFlightSamples), mean: inFlightSamples.reduce((a, b) => a + b, 0) / Math.max(1, inFlightSamples.length) },
+      noRiderFree,
+      failures,
+      memoryTrend: memoryTrend(memory),
+      memorySamples: memory.map((s) => ({ at: Math.round(s.at - memory[0].at), ...Object.fromEntries(Object.entries(s.mb).map(([k, v]) => [k, Math.round(v)])) })),
+      perDelivery: {
+        historyEvents: histories.length ? histories.reduce((a, b) => a + b, 0) / histories.length : null,
+        temporalCpuMs: perDelivery((cores.temporal ?? 0) * seconds * 1000),
+        workerCpuMs: perDelivery((cores.worker ?? 0) * seconds * 1000),
+        // PostgreSQL serves the pings and polls too; these are its totals over the window, per delivery.
+        postgresTransactions: perDelivery(dbAfter.transactions - dbBefore.transactions),
+        postgresRowsWritten: perDelivery(dbAfter.rows_written - dbBefore.rows_written),
+      },
+      postgresPerSecond: {
+        transactions: (dbAfter.transactions - dbBefore.transactions) / seconds,
+        rowsWritten: (dbAfter.rows_written - dbBefore.rows_written) / seconds,
+        rowsRead: (dbAfter.rows_read - dbBefore.rows_read) / seconds,
+      },
+    },
+    cpu: run.cpu,
+    memory: run.memory,
+    errors: Object.values(stats.summary()).reduce((sum, e) => sum + e.errors, 0) + missing + failures.length + noRiderFree,
+  };
+}

@@ -1,0 +1,83 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+
+type Endpoint = { count: number; rps: number; p50: number; p99: number; errors: number; statuses: Record<string, number> };
+type City = {
+  endpoints: Record<string, Endpoint>;
+  webhookLag: { count: number; p99: number };
+  webhooksMissing: number;
+  completedInWindow: number;
+  failures: string[];
+  noRiderFree: number;
+  inFlight: { max: number };
+  memoryTrend: Record<string, { firstMb: number; lastMb: number }>;
+  perDelivery: { historyEvents: number | null; temporalCpuMs: number | null; postgresTransactions: number | null };
+};
+type Results = { scenarios: { id: string; errors: number; city?: City }[]; webhooks: { duplicates: number; badSignatures: number } };
+
+// The city scenario as a user runs it (`npm run bench -- --only city`), on the real stack, at a
+// size that takes seconds: a few dozen riders and a handful of deliveries, each ridden from
+// booking to delivered with a code or a photo while recipients and the partner poll. Figures at
+// this size say nothing about speed; what is checked is that every kind of caller in the city
+// reaches the service and is answered, so the full-size run keeps working on a fresh clone.
+describe('npm run bench -- --only city', () => {
+  const resultsDir = mkdtempSync(path.join(tmpdir(), 'bench-city-'));
+  afterAll(() => rmSync(resultsDir, { recursive: true, force: true }));
+
+  it('drives pings, bookings, every rider step, tracking and partner polls, quotes and places open loop, without an error', () => {
+    const resultsFile = path.join(resultsDir, 'results.json');
+    const tiny = [
+      ['--city-riders', '40'],
+      ['--city-in-flight', '4'],
+      ['--city-bookings', '0.5'],
+      ['--city-ramp', '4'],
+      ['--city-seconds', '12'],
+      ['--city-ping-seconds', '1'],
+      ['--city-offer-poll-seconds', '0.5'],
+      ['--city-track-seconds', '1'],
+      ['--city-partner-poll-seconds', '2'],
+    ].flat();
+    const run = spawnSync('node', ['scripts/bench.mjs', '--only', 'city', ...tiny, '--results', resultsFile], {
+      env: { ...process.env, TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI },
+      encoding: 'utf8',
+      timeout: 240_000,
+    });
+    const output = `${run.stdout}${run.stderr}`;
+    expect({ code: run.status, output: run.status === 0 ? '' : output }).toEqual({ code: 0, output: '' });
+    expect(output).toMatch(/\| POST \/rider\/location +\|/);
+
+    const results = JSON.parse(readFileSync(resultsFile, 'utf8')) as Results;
+    const city = results.scenarios.find((s) => s.id === 'city')?.city as City;
+    const everyCaller = [
+      'POST /rider/location',
+      'POST /partner/deliveries',
+      'GET /rider/offers',
+      'POST /rider/deliveries/{id}/accept',
+      'POST /rider/deliveries/{id}/pickup',
+      'POST /rider/deliveries/{id}/depart',
+      'POST /rider/deliveries/{id}/deliver',
+      'GET /track/{id}/public',
+      'GET /partner/deliveries/{id}',
+      'POST /partner/quotes',
+      'GET /places/autocomplete',
+    ];
+    for (const name of everyCaller) {
+      const e = city.endpoints[name];
+      expect({ name, answered: (e?.count ?? 0) > 0, errors: e?.errors, statuses: e?.statuses }).toEqual({ name, answered: true, errors: 0, statuses: {} });
+    }
+    // 40 riders a second for 12 s: the open loop kept its beat (a closed loop would send fewer as answers slowed).
+    expect(city.endpoints['POST /rider/location']?.count).toBeGreaterThanOrEqual(40 * 10);
+    expect({ failures: city.failures, noRiderFree: city.noRiderFree, missing: city.webhooksMissing }).toEqual({ failures: [], noRiderFree: 0, missing: 0 });
+    expect(city.completedInWindow).toBeGreaterThanOrEqual(4);
+    expect(city.inFlight.max).toBeGreaterThanOrEqual(3);
+    // Each delivery handed over in the window sent its `delivered` callback in it, timed against the rider's tap.
+    expect(city.webhookLag.count).toBeGreaterThanOrEqual(city.completedInWindow);
+    expect(results.webhooks).toMatchObject({ duplicates: 0, badSignatures: 0 });
+    expect(Object.keys(city.memoryTrend).sort()).toEqual(['api', 'postgres', 'temporal', 'worker']);
+    expect(city.perDelivery.historyEvents).toBeGreaterThan(10);
+    expect(city.perDelivery.temporalCpuMs).toBeGreaterThan(0);
+    expect(results.scenarios.find((s) => s.id === 'city')?.errors).toBe(0);
+  }, 270_000);
+});
