@@ -63,6 +63,13 @@ export class PostgresRateLimitStore implements Store {
     private readonly orm: MikroORM,
     readonly prefix: string,
     private readonly writeEveryMs = WRITE_EVERY_MS,
+    /**
+     * How long a count heard from Postgres is counted on top of in the process. Longer suits keys
+     * that send a request every few seconds for hours (a rider's phone): each hit counted here is
+     * written within `writeEveryMs`, and that write's answer brings the other processes' hits, so
+     * a stale count is corrected within one write, whatever this says.
+     */
+    private readonly countTrustedForMs = COUNT_TRUSTED_FOR_MS,
   ) {}
 
   init(options: Options): void {
@@ -136,7 +143,7 @@ export class PostgresRateLimitStore implements Store {
 
   private countsLocally(window: KnownWindow): boolean {
     const now = Date.now();
-    if (this.limit === undefined || now >= window.endsAt || now - window.heardAt >= COUNT_TRUSTED_FOR_MS) return false;
+    if (this.limit === undefined || now >= window.endsAt || now - window.heardAt >= this.countTrustedForMs) return false;
     const count = countOf(window);
     // A spent budget stays spent; the first half of a large one is far from its end.
     return count >= this.limit || (this.limit >= LOCAL_COUNTING_MIN_LIMIT && count + 1 <= this.limit / 2);

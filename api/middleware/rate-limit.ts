@@ -22,10 +22,13 @@ interface LimiterSpec {
   what?: string;
   /** Requests this budget does not count. */
   skip?: (req: Request, res: Response) => boolean;
+  /** How long a key's count heard from a shared store is counted on top of (PostgresRateLimitStore). */
+  countTrustedForMs?: number;
 }
 
 function limiter({ settings, orm, logger }: AppDeps, spec: LimiterSpec): RequestHandler {
-  const store: Store | undefined = settings.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(orm, spec.name) : undefined;
+  const store: Store | undefined =
+    settings.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(orm, spec.name, undefined, spec.countTrustedForMs) : undefined;
   const windowMs = spec.windowMs ?? MINUTE_MS;
   const span = windowMs === HOUR_MS ? 'an hour' : 'a minute';
   return rateLimit({
@@ -82,6 +85,9 @@ export function partnerTestModeRateLimit(deps: AppDeps): RequestHandler {
 /**
  * Per rider token on `/rider/...`; runs after rider authentication. A rider app sends about one
  * request a second (position, offers, steps), so the default of 20 a second only stops a runaway.
+ * Thousands of phones each ping every few seconds: a count trusted for a second would make nearly
+ * every ping a write of its own, so it is trusted for the window (the write that follows each hit
+ * still corrects it within WRITE_EVERY_MS).
  */
 export function riderRateLimit(deps: AppDeps): RequestHandler {
   return limiter(deps, {
@@ -89,6 +95,7 @@ export function riderRateLimit(deps: AppDeps): RequestHandler {
     limit: deps.settings.rateLimitRiderPerMinute,
     key: (_req, res) => riderOf(res).riderId,
     per: 'per rider token',
+    countTrustedForMs: MINUTE_MS,
   });
 }
 
