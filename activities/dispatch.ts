@@ -8,7 +8,7 @@ import type { ActivityDeps } from './deps';
  */
 export function createDispatchActivities({ orm }: ActivityDeps) {
   return {
-    /** Offers the job to online, free, live riders within `radiusKm` of the pickup. */
+    /** Offers the job to the nearest online, free, live riders within `radiusKm` of the pickup it was not offered to yet. */
     async offerToNearbyRiders(input: { deliveryId: string; pickup: LatLng; radiusKm: number; expiresAt: string }): Promise<number> {
       return offers.offerToRidersNear(orm.em, input);
     },

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { LatLng } from '../domain/geo';
+import { boxAround, cellsCovering, type LatLng } from '../domain/geo';
 import { poolQuery } from './pool-query';
 
 /**
@@ -44,23 +44,34 @@ export interface OfferToAccept {
 }
 
 /**
- * Offers a job to the riders near its pickup: a bounding box first (index-friendly), then the
- * exact great-circle distance. A round that runs as the job is taken or cancelled offers nothing
- * new and reopens no withdrawn offer (see WRITE_CHANGE in transitions.ts).
+ * Offers a job to the nearest riders near its pickup who have not had it yet: the grid cells the
+ * radius's box touches first (an index that position pings leave alone, so they stay HOT
+ * updates), then the box, then the exact great-circle distance, nearest first. A round that runs
+ * as the job is taken or cancelled offers nothing new, and a withdrawn offer is never reopened.
  */
 const OFFER = {
-  name: 'offer-to-nearby-riders',
+  name: 'offer-to-nearest-riders',
   text: `
     insert into rider_offers (delivery_id, rider_id, expires_at)
-    select $1, r.id, $2::timestamptz from riders r
-    where r.online and not r.is_robo and r.active_delivery_id is null
-      and r.lat between $3 and $4 and r.lng between $5 and $6
-      and 6371.0088 * 2 * asin(sqrt(power(sin(radians(r.lat - $7) / 2), 2)
-          + cos(radians($7)) * cos(radians(r.lat)) * power(sin(radians(r.lng - $8) / 2), 2))) <= $9
-      and exists (select 1 from deliveries d where d.id = $1 and d.status = 'pending')
-    on conflict (delivery_id, rider_id) do update set expires_at = excluded.expires_at
-      where rider_offers.expires_at > now()`,
+    select $1, near.id, $2::timestamptz from (
+      select r.id, 6371.0088 * 2 * asin(sqrt(power(sin(radians(r.lat - $7) / 2), 2)
+          + cos(radians($7)) * cos(radians(r.lat)) * power(sin(radians(r.lng - $8) / 2), 2))) as km
+      from riders r
+      where r.cell = any($10::integer[]) and r.online and not r.is_robo and r.active_delivery_id is null
+        and r.lat between $3 and $4 and r.lng between $5 and $6
+        and not exists (select 1 from rider_offers o where o.delivery_id = $1 and o.rider_id = r.id)
+    ) near
+    where near.km <= $9 and exists (select 1 from deliveries d where d.id = $1 and d.status = 'pending')
+    order by near.km limit $11
+    on conflict (delivery_id, rider_id) do nothing`,
 };
+
+/**
+ * Riders a round of dispatch offers the job to, at most: in a busy city the radius holds hundreds
+ * of free riders, and offering it to them all costs a row each (and a withdrawal each on accept)
+ * for a job the nearest few take. Each wider round offers it to the next nearest.
+ */
+export const OFFERS_PER_ROUND = 20;
 
 const OPEN_FOR_RIDER = {
   name: 'rider-offers-with-stops',
@@ -86,28 +97,29 @@ const TO_ACCEPT = {
 };
 
 /**
- * Offers the job, until `expiresAt`, to online, free, live riders within `radiusKm` of the
- * pickup; returns how many offers were made or extended.
+ * Offers the job, until `expiresAt`, to the `limit` nearest online, free, live riders within
+ * `radiusKm` of the pickup that it was not offered to yet; returns how many offers were made.
  */
 export async function offerToRidersNear(
   em: EntityManager,
-  input: { deliveryId: string; pickup: LatLng; radiusKm: number; expiresAt: string },
+  input: { deliveryId: string; pickup: LatLng; radiusKm: number; expiresAt: string; limit?: number },
 ): Promise<number> {
   const { pickup, radiusKm } = input;
-  const dLat = radiusKm / 111.32;
-  const dLng = radiusKm / (111.32 * Math.max(0.1, Math.cos((pickup.lat * Math.PI) / 180)));
+  const box = boxAround(pickup, radiusKm);
   const { rowCount } = await poolQuery(em).query({
     ...OFFER,
     values: [
       input.deliveryId,
       input.expiresAt,
-      pickup.lat - dLat,
-      pickup.lat + dLat,
-      pickup.lng - dLng,
-      pickup.lng + dLng,
+      box.south,
+      box.north,
+      box.west,
+      box.east,
       pickup.lat,
       pickup.lng,
       radiusKm,
+      cellsCovering(box),
+      input.limit ?? OFFERS_PER_ROUND,
     ],
   });
   return rowCount ?? 0;

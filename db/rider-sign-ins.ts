@@ -37,7 +37,7 @@ export async function redeem(
        where code_hash = ? and used_at is null and expires_at > now()
        returning rider_id
      ), signed_in as (
-       update riders r set token_hash = ?, token_expires_at = now() + make_interval(days => ?)
+       update riders r set token_hash = ?, token_expires_at = now() + make_interval(days => ?), token_changed_at = now()
        from spent where r.id = spent.rider_id returning r.id
      )
      select (select id from signed_in) as rider_id,

@@ -135,22 +135,47 @@ export async function claimJob(tx: PoolQuery, deliveryId: string, riderId: strin
   return (await tx.query({ ...CLAIM, values: [deliveryId, riderId] })).rows.length === 1;
 }
 
-/** The rider whose token hashes to `tokenHash`, and whether that token has expired; null when no rider has it. */
-export async function findByTokenHash(em: EntityManager, tokenHash: string): Promise<{ riderId: string; expired: boolean } | null> {
-  const [row] = await em.execute<{ id: string; expired: boolean }[]>(
-    'select id, coalesce(token_expires_at <= now(), true) as expired from riders where token_hash = ?',
+/**
+ * The rider whose token hashes to `tokenHash`, whether that token has expired and when it
+ * expires; null when no rider has it.
+ */
+export async function findByTokenHash(
+  em: EntityManager,
+  tokenHash: string,
+): Promise<{ riderId: string; expired: boolean; expiresAt: Date | null } | null> {
+  const [row] = await em.execute<{ id: string; expired: boolean; token_expires_at: Date | string | null }[]>(
+    'select id, coalesce(token_expires_at <= now(), true) as expired, token_expires_at from riders where token_hash = ?',
     [tokenHash],
   );
-  return row ? { riderId: row.id, expired: row.expired } : null;
+  if (!row) return null;
+  return { riderId: row.id, expired: row.expired, expiresAt: row.token_expires_at === null ? null : new Date(row.token_expires_at) };
+}
+
+/**
+ * The riders whose token was issued again or revoked since `since` (the database's clock; null:
+ * the last few seconds), and the database's time now, to pass as `since` next time. Read a few
+ * seconds further back than asked: a change is stamped when its transaction starts, and may
+ * commit a moment later than a read that missed it.
+ */
+const TOKENS_CHANGED = {
+  name: 'rider-tokens-changed',
+  text: `select now() as now,
+           array(select id from riders where token_changed_at >= coalesce($1::timestamptz, now()) - interval '5 seconds') as rider_ids`,
+};
+
+export async function tokensChangedSince(em: EntityManager, since: Date | null): Promise<{ riderIds: string[]; now: Date }> {
+  const { rows } = await poolQuery(em).query<{ now: Date | string; rider_ids: string[] }>({ ...TOKENS_CHANGED, values: [since] });
+  return { riderIds: rows[0]!.rider_ids, now: new Date(rows[0]!.now) };
 }
 
 /**
  * Gives the rider a new token (by its hash) valid for `days`; the old one stops working at once in
- * Postgres. False when there is no such rider (robo riders have no token to rotate).
+ * Postgres, and in every API process's cache within a second (`tokensChangedSince`). False when
+ * there is no such rider (robo riders have no token to rotate).
  */
 export async function replaceToken(em: EntityManager, riderId: string, tokenHash: string, days: number): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
-    `update riders set token_hash = ?, token_expires_at = now() + make_interval(days => ?)
+    `update riders set token_hash = ?, token_expires_at = now() + make_interval(days => ?), token_changed_at = now()
      where id = ? and not is_robo returning id`,
     [tokenHash, days, riderId],
   );
@@ -160,7 +185,7 @@ export async function replaceToken(em: EntityManager, riderId: string, tokenHash
 /** Leaves the rider without a token; false when there is no such rider. */
 export async function revokeToken(em: EntityManager, riderId: string): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
-    'update riders set token_hash = null, token_expires_at = null where id = ? and not is_robo returning id',
+    'update riders set token_hash = null, token_expires_at = null, token_changed_at = now() where id = ? and not is_robo returning id',
     [riderId],
   );
   return rows.length === 1;

@@ -24,3 +24,34 @@ export function interpolate(a: LatLng, b: LatLng, fraction: number): LatLng {
   const f = Math.max(0, Math.min(1, fraction));
   return { lat: a.lat + (b.lat - a.lat) * f, lng: a.lng + (b.lng - a.lng) * f };
 }
+
+/** A box on the map: the latitudes and longitudes it spans, in decimal degrees. */
+export interface LatLngBox {
+  south: number;
+  north: number;
+  west: number;
+  east: number;
+}
+
+/** Grid cells per degree: riders are found by cell (about 2.2 km across at the equator). */
+export const CELLS_PER_DEGREE = 50;
+
+/**
+ * The grid cells a box touches, numbered as `riders.cell` numbers a rider's position
+ * (db/migrations/Migration20261127000000_rider_pings.ts): floor(lat·50)·100000 + floor(lng·50).
+ */
+export function cellsCovering(box: LatLngBox): number[] {
+  const cells: number[] = [];
+  const row = (degrees: number) => Math.floor(degrees * CELLS_PER_DEGREE);
+  for (let lat = row(box.south); lat <= row(box.north); lat++) {
+    for (let lng = row(box.west); lng <= row(box.east); lng++) cells.push(lat * 100_000 + lng);
+  }
+  return cells;
+}
+
+/** The box around `center` that holds every point within `radiusKm` of it. */
+export function boxAround(center: LatLng, radiusKm: number): LatLngBox {
+  const dLat = radiusKm / 111.32;
+  const dLng = radiusKm / (111.32 * Math.max(0.1, Math.cos(toRadians(center.lat))));
+  return { south: center.lat - dLat, north: center.lat + dLat, west: center.lng - dLng, east: center.lng + dLng };
+}

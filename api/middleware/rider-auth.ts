@@ -11,29 +11,84 @@ export function riderOf(res: Response): { riderId: string } {
 }
 
 /**
- * A rider app sends a request every few seconds (location, offers, each step of a job); a token
- * found valid is trusted this long without asking Postgres again. It bounds how long a token an
- * operator rotated or revoked (`npm run ops`, another process) or one just expired still works.
+ * How often each API process reads which riders' tokens were issued again or revoked (by
+ * `npm run ops`, a sign-in link, or another process) and forgets them: a revoked token stops
+ * working everywhere within about this long.
  */
-export const RIDER_AUTH_CACHE_MS = 2000;
+export const RIDER_TOKEN_CHANGES_READ_EVERY_MS = 1000;
 
-const validTokens = new TokenCache<{ riderId: string }>(RIDER_AUTH_CACHE_MS);
+/**
+ * How long a token found valid is trusted without asking Postgres again, at most (and never past
+ * its expiry). Longer than a phone's ping interval, so a ping costs no lookup; revocations are
+ * heard by the reads above, and a process that cannot read them forgets every token it holds.
+ */
+export const RIDER_AUTH_CACHE_MS = 60_000;
+
+/**
+ * The valid tokens one app remembers, kept honest by reading the token changes every second while
+ * riders are about. The reads start with the first rider request and stop for good once the ORM
+ * is closed (a test stack, a stopping process), so nothing outlives the app.
+ */
+class RiderTokens {
+  /** Room for every rider of a large city, each token held by one phone. */
+  private readonly valid = new TokenCache<{ riderId: string }>(RIDER_AUTH_CACHE_MS, 100_000);
+  private timer: NodeJS.Timeout | undefined;
+  private lastRead: Date | null = null;
+
+  constructor(private readonly orm: MikroORM) {}
+
+  get(hash: string): { riderId: string } | undefined {
+    this.startReading();
+    return this.valid.get(hash);
+  }
+
+  set(hash: string, rider: { riderId: string }, expiresAt: Date | null): void {
+    this.valid.set(hash, rider, expiresAt?.getTime());
+  }
+
+  private startReading(): void {
+    if (this.timer) return;
+    this.timer = setTimeout(() => void this.readChanges(), RIDER_TOKEN_CHANGES_READ_EVERY_MS);
+    this.timer.unref();
+  }
+
+  private async readChanges(): Promise<void> {
+    try {
+      const { riderIds, now } = await riders.tokensChangedSince(this.orm.em, this.lastRead);
+      this.lastRead = now;
+      if (riderIds.length > 0) {
+        const changed = new Set(riderIds);
+        this.valid.deleteWhere((rider) => changed.has(rider.riderId));
+      }
+    } catch {
+      // Revocations cannot be heard: trust nothing remembered, and read from where it stopped.
+      this.valid.clear();
+      if (!(await this.orm.isConnected().catch(() => false))) {
+        this.timer = undefined;
+        return;
+      }
+    }
+    this.timer = setTimeout(() => void this.readChanges(), RIDER_TOKEN_CHANGES_READ_EVERY_MS);
+    this.timer.unref();
+  }
+}
 
 /** `Authorization: Bearer rk_…`, a rider token issued by an operator. */
 export function riderAuth(orm: MikroORM) {
+  const tokens = new RiderTokens(orm);
   return async (req: Request, res: Response, next: NextFunction) => {
     const token = bearerToken(req);
     if (!token) throw ApiError.unauthorized('Send your rider token as `Authorization: Bearer <token>`');
     if (!parseSecret(token, 'rk')) throw ApiError.unauthorized('The rider token is malformed');
     const hash = hashSecret(token);
-    let rider = validTokens.get(hash);
+    let rider = tokens.get(hash);
     if (!rider) {
       const found = await riders.findByTokenHash(orm.em.fork(), hash);
       // `reason` lets the rider app say in its own words why it is back at sign-in.
       if (!found) throw ApiError.unauthorized('The rider token is unknown', { reason: 'revoked' });
       if (found.expired) throw ApiError.unauthorized('The rider token has expired; ask an operator for a new one', { reason: 'expired' });
       rider = { riderId: found.riderId };
-      validTokens.set(hash, rider);
+      tokens.set(hash, rider, found.expiresAt);
     }
     res.locals.rider = rider;
     next();

@@ -20,9 +20,14 @@ export class TokenCache<T> {
     return undefined;
   }
 
-  set(hash: string, value: T): void {
+  /** `expiresAt` (ms since the epoch): the credential's own end, when it comes before the cache's time. */
+  set(hash: string, value: T, expiresAt?: number): void {
     if (this.entries.size >= this.maxEntries) this.entries.clear();
-    this.entries.set(hash, { value, until: Date.now() + this.ttlMs });
+    this.entries.set(hash, { value, until: Math.min(Date.now() + this.ttlMs, expiresAt ?? Infinity) });
+  }
+
+  clear(): void {
+    this.entries.clear();
   }
 
   delete(hash: string): void {

@@ -12,6 +12,7 @@ import { Migration20261126050000_contested_sign_ups } from './Migration202611260
 import { Migration20261126060000_proxy_call_sessions } from './Migration20261126060000_proxy_call_sessions';
 import { Migration20261126070000_rider_sign_ins } from './Migration20261126070000_rider_sign_ins';
 import { Migration20261126080000_rider_phone } from './Migration20261126080000_rider_phone';
+import { Migration20261127000000_rider_pings } from './Migration20261127000000_rider_pings';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
 export const migrationsList = [
@@ -29,4 +30,5 @@ export const migrationsList = [
   { name: 'Migration20261126060000_proxy_call_sessions', class: Migration20261126060000_proxy_call_sessions },
   { name: 'Migration20261126070000_rider_sign_ins', class: Migration20261126070000_rider_sign_ins },
   { name: 'Migration20261126080000_rider_phone', class: Migration20261126080000_rider_phone },
+  { name: 'Migration20261127000000_rider_pings', class: Migration20261127000000_rider_pings },
 ];

@@ -10,7 +10,7 @@ import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
 import { startTestReceiver, type TestReceiver } from '../helpers/webhook-test-receiver';
 import { readOutbox } from '../../db/sms-outbox';
-import { RIDER_AUTH_CACHE_MS } from '../../api/middleware/rider-auth';
+import { RIDER_TOKEN_CHANGES_READ_EVERY_MS } from '../../api/middleware/rider-auth';
 
 const run = promisify(execFile);
 
@@ -349,7 +349,7 @@ describe('the rider app in a phone browser', () => {
     expect(await ops('rider:revoke', '--rider', rider.rider_id)).toEqual({ rider_id: rider.rider_id, revoked: true });
     await page
       .getByText('You were signed out: your sign-in was stopped by an operator, or this account was signed in on another phone.', { exact: false })
-      .waitFor({ timeout: RIDER_AUTH_CACHE_MS + 15_000 });
+      .waitFor({ timeout: RIDER_TOKEN_CHANGES_READ_EVERY_MS + 15_000 });
     await shot(page, '15-revoked');
     expect(problems).toEqual([]);
     await context.close();

@@ -10,6 +10,18 @@ describe('TokenCache', () => {
     expect(cache.get('h1')).toBeUndefined();
   });
 
+  it('never trusts a credential past its own expiry, however long the cache would keep it', async () => {
+    const cache = new TokenCache<{ id: string }>(60_000);
+    cache.set('expiring', { id: 'r1' }, Date.now() + 30);
+    cache.set('lasting', { id: 'r2' }, Date.now() + 60_000);
+    expect(cache.get('expiring')).toEqual({ id: 'r1' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(cache.get('expiring')).toBeUndefined();
+    expect(cache.get('lasting')).toEqual({ id: 'r2' });
+    cache.clear();
+    expect(cache.get('lasting')).toBeUndefined();
+  });
+
   it('drops every credential a revocation names, and only those', () => {
     const cache = new TokenCache<{ keyId: string }>(60_000);
     cache.set('h1', { keyId: 'revoked' });
