@@ -1,5 +1,5 @@
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { makePartner } from '../helpers/partners';
+import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
@@ -118,6 +118,26 @@ describe('dispatch', () => {
     await rider.waitForOffer(created.id);
 
     expect(Date.now() - booked).toBeGreaterThanOrEqual(stack.settings.dispatchWidenSeconds * 1000);
+    await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+  });
+
+  it('offers a job to the 20 nearest free riders first, and to the next nearest when the search widens', async () => {
+    const partner = await livePartner();
+    // Tamale, where no other test's riders wait: 22 riders in a line north of the pickup, 100 m
+    // apart, all inside the first 3 km.
+    const tamale = { lat: 9.4034, lng: -0.8424 };
+    const riders = [];
+    for (let i = 1; i <= 22; i++) riders.push(await makeRider(stack.orm, { lat: tamale.lat + i * 0.0009, lng: tamale.lng }, `Tamale Rider ${i}`));
+    const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: tamale.lat, pickup_lng: tamale.lng, dropoff_lat: 9.42, dropoff_lng: -0.83 });
+    const offeredTo = async () =>
+      (await stack.orm.em.fork().execute<{ rider_id: string }[]>('select rider_id from rider_offers where delivery_id = ?', [created.id])).map(
+        (o) => o.rider_id,
+      );
+    const first = await eventually(async () => ((await offeredTo()).length > 0 ? offeredTo() : undefined), 10_000, 'the first offers');
+    expect(new Set(first)).toEqual(new Set(riders.slice(0, 20).map((r) => r.riderId)));
+
+    const widened = await eventually(async () => ((await offeredTo()).length === 22 ? offeredTo() : undefined), 10_000, 'the wider round');
+    expect(new Set(widened)).toEqual(new Set(riders.map((r) => r.riderId)));
     await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
   });
 
