@@ -8,12 +8,18 @@ import { poolQuery, type PoolQuery } from './pool-query';
 /** A partner's deliveries and the reads every answer about a delivery is built from. */
 
 /**
- * What a delivery's answers are built from, as one string that changes whenever they may: the
- * version of its row and of its rider's (Postgres' `xmin` changes with every update of a row).
- * Every write that shows in a delivery's answers updates its row (transitions, payment, stops,
- * ETA) or its rider's (position, name). `d` is the delivery.
+ * A version of a delivery's answers: one string that changes whenever they may. It is the version
+ * of the delivery's row (Postgres' `xmin` changes with every update of a row; every write that
+ * shows in an answer updates it: transitions, payment, stops, ETA) and the rider's fields the
+ * answer shows. Not the rider row's own version: that changes with every position ping, which
+ * only the tracking view shows. `d` is the delivery.
  */
-export const DELIVERY_VERSION_SQL = `d.xmin::text || '/' || coalesce((select r.xmin::text from riders r where r.id = d.rider_id), '-')`;
+export function deliveryVersionSql(riderColumns: string): string {
+  return `d.xmin::text || '/' || coalesce((select concat_ws('/', ${riderColumns}) from riders r where r.id = d.rider_id), '-')`;
+}
+
+/** The keyed record's version (and a webhook body's): the row and the rider's name, vehicle and rating. */
+export const DELIVERY_VERSION_SQL = deliveryVersionSql('r.name, r.vehicle, r.rating');
 
 /**
  * The version of one delivery and who owns it; null when there is no such delivery. Asked before

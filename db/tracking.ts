@@ -1,5 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { DELIVERY_VERSION_SQL } from './deliveries';
+import { deliveryVersionSql } from './deliveries';
+import { poolQuery } from './pool-query';
+
+/** The tracking view's version: the keyed record's, and where the rider is, which the view shows live. */
+const TRACKING_VERSION_SQL = deliveryVersionSql('r.name, r.vehicle, r.rating, r.lat, r.lng');
+
+const VERSION_QUERY = { name: 'tracking-version', text: `select ${TRACKING_VERSION_SQL} as version from deliveries d where d.id = $1` };
+
+/** The tracking view's version of one delivery; null when there is no such delivery. */
+export async function version(em: EntityManager, id: string): Promise<string | null> {
+  const { rows } = await poolQuery(em).query<{ version: string }>({ ...VERSION_QUERY, values: [id] });
+  return rows[0]?.version ?? null;
+}
 
 /** What the public tracking page may show of a delivery, and nothing more. */
 export interface TrackingRow {
@@ -43,7 +55,7 @@ export async function publicView(em: EntityManager, id: string, etaFreshSeconds:
        coalesce((select json_agg(json_build_object('status', e.status, 'lat', e.lat, 'lng', e.lng,
                    'created_at', e.created_at) order by e.created_at, e.id)
                  from delivery_events e where e.delivery_id = d.id), '[]'::json) as events,
-       ${DELIVERY_VERSION_SQL} as version
+       ${TRACKING_VERSION_SQL} as version
      from deliveries d left join riders r on r.id = d.rider_id
      where d.id = ?`,
     [etaFreshSeconds, id],

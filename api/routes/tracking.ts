@@ -1,5 +1,4 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
-import * as deliveries from '../../db/deliveries';
 import * as tracking from '../../db/tracking';
 import { isoZ } from '../../domain/delivery-view';
 import { ACTIVE_FOR_RIDER, type DeliveryStatus } from '../../domain/lifecycle';
@@ -44,10 +43,14 @@ export function createTrackingRouter({ orm, eta, settings, logger }: AppDeps): R
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Robots-Tag', 'noindex');
     const em = orm.em.fork();
-    const current = await deliveries.version(em, id);
-    if (!current) throw ApiError.notFound('Unknown delivery');
-    const kept = views.get(id, current.version);
-    if (kept !== undefined) return sendJsonBytes(res, kept);
+    // A recipient's page usually polls a delivery nobody else watches, less often than a view is
+    // kept: only when a kept view could still be sent is its version worth a round trip.
+    if (views.holds(id)) {
+      const current = await tracking.version(em, id);
+      if (current === null) throw ApiError.notFound('Unknown delivery');
+      const kept = views.get(id, current);
+      if (kept !== undefined) return sendJsonBytes(res, kept);
+    }
     const d = await tracking.publicView(em, id, ETA_REFRESH_SECONDS);
     if (!d) throw ApiError.notFound('Unknown delivery');
     const stops: EtaStop[] = d.stops.map((s) => ({ position: s.position, status: s.status, dropoffLat: s.dropoff_lat, dropoffLng: s.dropoff_lng }));

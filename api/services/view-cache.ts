@@ -16,6 +16,12 @@ export class VersionedViewCache {
     private readonly maxAgeMs: number,
   ) {}
 
+  /** Whether an answer is kept for `key` that is young enough to be sent, if its version still matches. */
+  holds(key: string): boolean {
+    const entry = this.entries.get(key);
+    return entry !== undefined && performance.now() - entry.at <= this.maxAgeMs;
+  }
+
   get(key: string, version: string): Buffer | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.version !== version || performance.now() - entry.at > this.maxAgeMs) return undefined;
