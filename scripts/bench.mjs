@@ -31,6 +31,9 @@ const HELP = `npm run bench [-- options]
   --city-quotes N         quotes a second beside them (2)
   --city-places N         place look-ups a second beside them (1)
   --city-sockets N        the load generator's connections to the API (256)
+  --city-steps a,b,c      capacity: measure a window at each of these rider counts in turn, on
+                          one ramp, stopping after the first that misses a target (--city-riders)
+  --city-settle-seconds N unmeasured seconds at each rider count before its window (20; quick 5)
   --rate-limit-store S    postgres (the production default, and the bench's) or memory (development's)
                           (BENCH_RATE_LIMIT_STORE)
   --temporal T            dev (default: the CLI's dev server, SQLite) or server (the real Temporal
@@ -66,6 +69,9 @@ function parseOptions(argv) {
     if (!Number.isFinite(value) || value < 0) throw new Error(`--${flag} (${env}) must be a number, got "${raw}"`);
     return value;
   };
+  const cityRiders = pick('city-riders', 'BENCH_CITY_RIDERS', 5000, 5000);
+  const citySteps = String(flags['city-steps'] ?? process.env.BENCH_CITY_STEPS ?? cityRiders).split(',').map(Number);
+  if (citySteps.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--city-steps takes whole rider counts, got "${citySteps}"`);
   return {
     quick,
     seconds: pick('seconds', 'BENCH_SECONDS', 15, 3),
@@ -80,7 +86,8 @@ function parseOptions(argv) {
     timingSamples: pick('samples', 'BENCH_SAMPLES', 50, 8),
     only: String(flags.only ?? process.env.BENCH_ONLY ?? 'quotes,read,timings,tracking,e2e,booking').split(','),
     city: {
-      riders: pick('city-riders', 'BENCH_CITY_RIDERS', 5000, 5000),
+      riders: Math.max(cityRiders, ...citySteps),
+      steps: citySteps,
       inFlight: pick('city-in-flight', 'BENCH_CITY_IN_FLIGHT', 2000, 2000),
       bookingsPerSecond: pick('city-bookings', 'BENCH_CITY_BOOKINGS', 2, 2),
       rampPerSecond: pick('city-ramp', 'BENCH_CITY_RAMP', 10, 10),
@@ -95,6 +102,7 @@ function parseOptions(argv) {
       trackSeconds: pick('city-track-seconds', 'BENCH_CITY_TRACK_SECONDS', 10, 10),
       partnerPollSeconds: pick('city-partner-poll-seconds', 'BENCH_CITY_PARTNER_POLL_SECONDS', 30, 30),
       photoShare: 0.5,
+      settleSeconds: pick('city-settle-seconds', 'BENCH_CITY_SETTLE_SECONDS', 20, 5),
     },
     rateLimitStore: String(flags['rate-limit-store'] ?? process.env.BENCH_RATE_LIMIT_STORE ?? 'postgres'),
     temporal: String(flags.temporal ?? process.env.BENCH_TEMPORAL ?? 'dev'),

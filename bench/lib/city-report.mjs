@@ -10,10 +10,28 @@ export const CITY_TARGETS = { endpointP99Ms: 100, webhookLagP99Ms: 1000 };
 export function renderCity(scenario, table) {
   const c = scenario.city;
   const out = [];
+  for (const step of c.steps ?? [c]) out.push(renderWindow(step, `${scenario.name.replace(/^city: \d+ riders/, `city: ${step.riders} riders`)}`, table), '');
+  if (c.steps) {
+    out.push(
+      table(
+        ['riders online', 'pings/s', 'worst p99 ms (endpoint)', 'webhook lag p99 ms', 'errors', 'machine cores', 'meets targets'],
+        c.steps.map((step) => {
+          const [name, worst] = Object.entries(step.endpoints).sort(([, a], [, b]) => b.p99 - a.p99)[0] ?? ['–', {}];
+          return [step.riders, round(step.endpoints['POST /rider/location']?.rps ?? 0, 0), `${ms(worst.p99)} (${name})`, ms(step.webhookLag.p99), step.errorCount, round(step.machineBusyCores, 2), PASS(step.meetsTargets)];
+        }),
+      ),
+    );
+  }
+  out.push(`  capacity: ${c.capacity === null ? 'no rider count measured met every target' : `${c.capacity} riders online`}`);
+  return out.join('\n');
+}
+
+function renderWindow(c, title, table) {
+  const out = [];
   const endpoints = Object.entries(c.endpoints).sort(([, a], [, b]) => b.rps - a.rps);
   out.push(
     table(
-      [`${scenario.name}, ${Math.round(c.seconds)} s`, 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'p99 < 100 ms'],
+      [`${title}, ${Math.round(c.seconds)} s`, 'req/s', 'p50 ms', 'p99 ms', 'max ms', 'errors', 'p99 < 100 ms'],
       endpoints.map(([name, e]) => [name, round(e.rps, 1), ms(e.p50), ms(e.p99), ms(e.max), e.errors, PASS(e.p99 < CITY_TARGETS.endpointP99Ms && e.errors === 0)]),
     ),
   );
@@ -29,9 +47,12 @@ export function renderCity(scenario, table) {
   const errored = endpoints.filter(([, e]) => e.errors > 0).map(([name, e]) => `${name} ${JSON.stringify(e.statuses)}`);
   if (errored.length) out.push(`  errors by status: ${errored.join('; ')}`);
   if (c.failures.length) out.push(`  failures: ${c.failures.slice(0, 5).join(' | ')}`);
+  const stack = Object.values(c.cpu ?? {}).reduce((a, b) => a + b, 0);
   out.push(
-    `  CPU in cores: ${Object.entries(scenario.cpu ?? {}).filter(([, v]) => v > 0.005).map(([name, v]) => `${name} ${v.toFixed(2)}`).join(', ')}`,
+    `  CPU in cores: ${Object.entries(c.cpu ?? {}).filter(([, v]) => v > 0.005).map(([name, v]) => `${name} ${v.toFixed(2)}`).join(', ')}` +
+      `; the machine ${round(c.machineBusyCores, 2)} of 2 (other work ${round(Math.max(0, c.machineBusyCores - stack), 2)})`,
   );
+  out.push(`  load generator: requests left p50 ${ms(c.generatorSendLag.p50)} ms, p99 ${ms(c.generatorSendLag.p99)} ms after they were due`);
   out.push(
     `  memory (MB, first minute → last minute, peak): ${Object.entries(c.memoryTrend)
       .map(([name, t]) => `${name} ${t.firstMb} → ${t.lastMb} (${t.growthPct >= 0 ? '+' : ''}${t.growthPct}%), ${t.peakMb}`)

@@ -1,8 +1,16 @@
 // Open-loop load: requests leave on a fixed schedule, whether or not earlier ones were answered,
 // as phones and pollers in a city do. Each request's latency counts from when it was due, so a
 // server that falls behind shows it in the figures instead of slowing the load down.
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { percentile } from './stats.mjs';
+
+/** Busy CPU seconds of the whole machine so far (Linux): what the stack used, and anything else running. */
+export function machineBusySeconds() {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  // user nice system idle iowait irq softirq steal: all but idle and iowait are busy.
+  return (ticks.reduce((a, b) => a + b, 0) - ticks[3] - ticks[4]) / 100;
+}
 
 /**
  * A keep-alive HTTP client for many simulated callers on one process. Requests beyond
@@ -55,6 +63,8 @@ export class EndpointStats {
     this.byEndpoint = new Map();
     this.recording = false;
     this.from = 0;
+    /** How late requests left the load generator: when this grows, the generator, not the server, fell behind. */
+    this.sendLags = [];
   }
 
   start() {
@@ -79,6 +89,14 @@ export class EndpointStats {
       entry.errors += 1;
       entry.statuses[status] = (entry.statuses[status] ?? 0) + 1;
     }
+  }
+
+  recordSendLag(ms) {
+    if (this.recording) this.sendLags.push(ms);
+  }
+
+  sendLag() {
+    return { p50: percentile(this.sendLags, 50), p99: percentile(this.sendLags, 99) };
   }
 
   summary() {
@@ -127,6 +145,7 @@ export function onSchedule(everyMs, offsetMs, fire, stopped) {
 
 /** Sends one request and records it against `endpoint`, timed from `dueAt`; resolves with the answer. */
 export async function timed(stats, endpoint, dueAt, send, expected = [200]) {
+  stats.recordSendLag(performance.now() - dueAt);
   const answer = await send();
   stats.record(endpoint, performance.now() - dueAt, expected.includes(answer.status), answer.status);
   return answer;

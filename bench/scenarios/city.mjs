@@ -10,8 +10,9 @@ import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { ACCRA_BOUNDS, sleep } from '../lib/client.mjs';
-import { EndpointStats, httpClient, onSchedule, timed } from '../lib/open-loop.mjs';
+import { EndpointStats, httpClient, machineBusySeconds, onSchedule, timed } from '../lib/open-loop.mjs';
 import { summary } from '../lib/stats.mjs';
+import { CITY_TARGETS } from '../lib/city-report.mjs';
 
 /** A phone's hand-over photo after the rider app shrinks it to 1280 px: about 200 kB of JPEG. */
 const PHOTO = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(200 * 1024)]);
@@ -103,41 +104,39 @@ export async function cityScenario(ctx) {
   const { riders: seededRiders } = JSON.parse(seeded.stdout.trim().split('\n').pop());
 
   const client = httpClient(ctx.apiUrl, { maxSockets: o.sockets });
-  const stats = new EndpointStats();
-  const lags = [];
-  const lagsByEvent = {};
-  const failures = [];
-  const webhookWaits = [];
-  let missing = 0;
+  // What one measured window saw; a new one starts at each rider count measured.
+  const newWindow = () => ({ stats: new EndpointStats(), lags: [], lagsByEvent: {}, failures: [], webhookWaits: [], missing: 0, completedIds: [], noRiderFree: 0 });
+  let w = newWindow();
   let stopping = false;
   const stopped = () => stopping;
   const cancels = [];
   const riders = seededRiders.map((r) => ({ ...r, at: { lat: r.lat, lng: r.lng }, busy: false }));
   const free = [...riders];
   const inFlight = new Set();
-  let completed = 0;
-  let completedInWindow = 0;
-  let noRiderFree = 0;
-  const completedIds = [];
 
   const fail = (what) => {
-    if (failures.length < 20) failures.push(what);
+    if (w.failures.length < 20) w.failures.push(what);
   };
 
-  // Every online rider's phone, on its own 5-second beat from a random start.
-  for (const rider of riders) {
-    cancels.push(
-      onSchedule(o.pingSeconds * 1000, Math.random() * o.pingSeconds * 1000, (due) => {
-        void timed(stats, 'POST /rider/location', due, () => client.request('POST', '/rider/location', { token: rider.riderToken, body: rider.at }), [204]);
-      }, stopped),
-    );
-  }
+  // Online riders' phones, each on its own 5-second beat from a random start; more join at each
+  // rider count measured.
+  let pinging = 0;
+  const pingUpTo = (count) => {
+    for (; pinging < Math.min(count, riders.length); pinging++) {
+      const rider = riders[pinging];
+      cancels.push(
+        onSchedule(o.pingSeconds * 1000, Math.random() * o.pingSeconds * 1000, (due) => {
+          void timed(w.stats, 'POST /rider/location', due, () => client.request('POST', '/rider/location', { token: rider.riderToken, body: rider.at }), [204]);
+        }, stopped),
+      );
+    }
+  };
 
   /** A poller that runs while the delivery is in flight: the recipient's page, the partner's server. */
   const pollWhile = (delivery, everySeconds, endpoint, path, token) =>
     onSchedule(everySeconds * 1000, Math.random() * everySeconds * 1000, (due) => {
       if (delivery.done) return;
-      void timed(stats, endpoint, due, () => client.request('GET', path, { token }));
+      void timed(w.stats, endpoint, due, () => client.request('GET', path, { token }));
     }, () => stopping || delivery.done);
 
   async function step(delivery, rider, action) {
@@ -145,17 +144,18 @@ export async function cityScenario(ctx) {
     const body =
       action !== 'deliver' ? undefined : delivery.method === 'photo' ? multipartPhoto() : { otp: await handoverCode(id) };
     const sentAt = performance.now();
-    const answer = await timed(stats, `POST /rider/deliveries/{id}/${action}`, sentAt, () =>
+    const window = w;
+    const answer = await timed(window.stats, `POST /rider/deliveries/{id}/${action}`, sentAt, () =>
       client.request('POST', `/rider/deliveries/${id}/${action}`, { token: rider.riderToken, body }),
     );
     if (answer.status !== 200) throw new Error(`${action}: ${answer.status} ${answer.text.slice(0, 200)}`);
-    if (!stats.recording) return;
-    webhookWaits.push(
+    if (!window.stats.recording) return;
+    window.webhookWaits.push(
       ctx.receiver.waitFor(id, STEP_EVENTS[action], 60_000).then((at) => {
-        if (at === null) missing += 1;
+        if (at === null) window.missing += 1;
         else {
-          lags.push(at - sentAt);
-          (lagsByEvent[STEP_EVENTS[action]] ??= []).push(at - sentAt);
+          window.lags.push(at - sentAt);
+          (window.lagsByEvent[STEP_EVENTS[action]] ??= []).push(at - sentAt);
         }
       }),
     );
@@ -176,7 +176,7 @@ export async function cityScenario(ctx) {
     const deadline = performance.now() + 120_000;
     while (!stopping && performance.now() < deadline) {
       const due = performance.now();
-      const answer = await timed(stats, 'GET /rider/offers', due, () => client.request('GET', '/rider/offers', { token: rider.riderToken }));
+      const answer = await timed(w.stats, 'GET /rider/offers', due, () => client.request('GET', '/rider/offers', { token: rider.riderToken }));
       if (answer.status === 200 && answer.json().some((offer) => offer.delivery_id === delivery.id)) return true;
       await sleep(o.offerPollSeconds * 1000);
     }
@@ -187,7 +187,7 @@ export async function cityScenario(ctx) {
   async function deliver(due, tripMs) {
     const rider = free.splice(Math.floor(Math.random() * free.length), 1)[0];
     if (!rider) {
-      noRiderFree += 1;
+      w.noRiderFree += 1;
       return;
     }
     rider.busy = true;
@@ -198,7 +198,7 @@ export async function cityScenario(ctx) {
     const stopsPolls = [];
     try {
       const booked = await timed(
-        stats,
+        w.stats,
         'POST /partner/deliveries',
         due,
         () =>
@@ -246,11 +246,7 @@ export async function cityScenario(ctx) {
       if (stopping) return;
       rider.at = dropoff;
       await step(delivery, rider, 'deliver');
-      completed += 1;
-      if (stats.recording) {
-        completedInWindow += 1;
-        completedIds.push(delivery.id);
-      }
+      if (w.stats.recording) w.completedIds.push(delivery.id);
     } catch (error) {
       if (!stopping) fail(error instanceof Error ? error.message : String(error));
     } finally {
@@ -271,16 +267,17 @@ export async function cityScenario(ctx) {
   const PLACES = ['Makola', 'Osu', 'Kotoka', 'Madina', 'Tema', 'Labadi', 'Achimota', 'Dansoman', 'Spintex', 'East Legon'];
   if (o.quotesPerSecond > 0) {
     cancels.push(onSchedule(1000 / o.quotesPerSecond, 0, (due) => {
-      void timed(stats, 'POST /partner/quotes', due, () => client.request('POST', '/partner/quotes', { token: ctx.seed.apiKey, body: quoteBody() }));
+      void timed(w.stats, 'POST /partner/quotes', due, () => client.request('POST', '/partner/quotes', { token: ctx.seed.apiKey, body: quoteBody() }));
     }, stopped));
   }
   if (o.placesPerSecond > 0) {
     cancels.push(onSchedule(1000 / o.placesPerSecond, 0, (due) => {
       const q = PLACES[Math.floor(Math.random() * PLACES.length)];
-      void timed(stats, 'GET /places/autocomplete', due, () => client.request('GET', `/places/autocomplete?q=${encodeURIComponent(q)}`));
+      void timed(w.stats, 'GET /places/autocomplete', due, () => client.request('GET', `/places/autocomplete?q=${encodeURIComponent(q)}`));
     }, stopped));
   }
 
+  pingUpTo(o.steps[0]);
   const trips = [];
   // The ramp: `inFlight` deliveries booked at the ramp rate, the k-th ending k / rate seconds after
   // the ramp, so that completions arrive at the steady rate from the first measured second.
@@ -304,71 +301,121 @@ export async function cityScenario(ctx) {
   cancels.push(onSchedule(1000 / o.bookingsPerSecond, 0, (due) => trips.push(deliver(due, steadyTripMs)), stopped));
 
   const pids = { api: ctx.pids.api, worker: ctx.pids.worker, temporal: ctx.cpuRoots.temporal, postgres: ctx.cpuRoots.postgres };
-  const memory = [];
-  const inFlightSamples = [];
-  const dbBefore = await databaseCounters(ctx.db);
-  const run = await ctx.measured(async () => {
-    stats.start();
-    const started = performance.now();
-    while (performance.now() - started < o.seconds * 1000) {
+  /** One measured window at `count` riders pinging, after `settleSeconds` at that load unrecorded. */
+  async function measureWindow(count) {
+    pingUpTo(count);
+    await sleep(o.settleSeconds * 1000);
+    w = newWindow();
+    const memory = [];
+    const inFlightSamples = [];
+    const dbBefore = await databaseCounters(ctx.db);
+    const busyBefore = machineBusySeconds();
+    const run = await ctx.measured(async () => {
+      w.stats.start();
+      const started = performance.now();
+      while (performance.now() - started < o.seconds * 1000) {
+        memory.push({ at: performance.now(), mb: memorySample(pids) });
+        inFlightSamples.push(inFlight.size);
+        await sleep(Math.min(10_000, Math.max(1000, (o.seconds * 1000) / 20)));
+      }
       memory.push({ at: performance.now(), mb: memorySample(pids) });
-      inFlightSamples.push(inFlight.size);
-      await sleep(Math.min(10_000, Math.max(1000, (o.seconds * 1000) / 20)));
-    }
-    memory.push({ at: performance.now(), mb: memorySample(pids) });
-    stats.stop();
-    return {};
-  });
-  const dbAfter = await databaseCounters(ctx.db);
-  const seconds = (stats.to - stats.from) / 1000;
+      w.stats.stop();
+      return {};
+    });
+    const dbAfter = await databaseCounters(ctx.db);
+    const busyAfter = machineBusySeconds();
+    return { window: w, count, run, memory, inFlightSamples, dbBefore, dbAfter, seconds: (w.stats.to - w.stats.from) / 1000, busy: busyAfter - busyBefore };
+  }
+
+  const windows = [];
+  for (const count of o.steps) {
+    const measured = await measureWindow(count);
+    windows.push(measured);
+    // Past the rider count the stack keeps up with, more riders only say the same louder.
+    if (!meetsTargets(measured)) break;
+  }
   stopping = true;
   for (const cancel of cancels) cancel();
-  await Promise.all(webhookWaits);
+  await Promise.all(windows.flatMap((m) => m.window.webhookWaits));
   await Promise.race([Promise.all(trips), sleep(30_000)]);
   client.close();
+  const results = [];
+  for (const measured of windows) results.push(await windowResult(ctx, o, measured));
+  const last = results.at(-1);
+  return {
+    name: `city: ${last.riders} riders, ${o.inFlight} in flight, ${o.bookingsPerSecond} bookings/s`,
+    city: { ...last, steps: results.length > 1 ? results.map(({ memorySamples: _samples, ...step }) => step) : undefined, capacity: capacityOf(results) },
+    cpu: windows.at(-1).run.cpu,
+    memory: windows.at(-1).run.memory,
+    errors: last.errorCount,
+  };
+}
 
+/** Whether a window met the city targets: every endpoint's p99 under 100 ms with no error, webhook lag p99 under 1 s. */
+function meetsTargets({ window }) {
+  const endpoints = Object.values(window.stats.summary());
+  const lag = summary(window.lags);
+  return (
+    endpoints.every((e) => e.p99 < CITY_TARGETS.endpointP99Ms && e.errors === 0) &&
+    window.failures.length === 0 &&
+    window.missing === 0 &&
+    window.noRiderFree === 0 &&
+    (lag.p99 ?? 0) < CITY_TARGETS.webhookLagP99Ms
+  );
+}
+
+/** The largest rider count whose window met every target, or null. */
+function capacityOf(results) {
+  const passed = results.filter((r) => r.meetsTargets).map((r) => r.riders);
+  return passed.length ? Math.max(...passed) : null;
+}
+
+/** What a window measured, as the results file and the report carry it. */
+async function windowResult(ctx, o, { window: w, count, run, memory, inFlightSamples, dbBefore, dbAfter, seconds, busy }) {
+  const completedInWindow = w.completedIds.length;
   // What Temporal keeps of a delivery: the history of a sample of those completed in the window.
   const histories = [];
-  for (const id of completedIds.slice(0, 20)) {
+  for (const id of w.completedIds.slice(0, 20)) {
     const described = await ctx.temporal.workflow.getHandle(`delivery-${id}`).describe().catch(() => null);
     if (described) histories.push(described.historyLength);
   }
   const perDelivery = (value) => (completedInWindow ? value / completedInWindow : null);
   const cores = run.cpu ?? {};
-  const lag = summary(lags);
+  const endpoints = w.stats.summary();
   return {
-    name: `city: ${o.riders} riders, ${o.inFlight} in flight, ${o.bookingsPerSecond} bookings/s`,
-    city: {
-      settings: o,
-      seconds,
-      endpoints: stats.summary(),
-      webhookLag: lag,
-      webhookLagByEvent: Object.fromEntries(Object.entries(lagsByEvent).map(([event, values]) => [event, summary(values)])),
-      webhooksMissing: missing,
-      completed,
-      completedInWindow,
-      deliveriesPerSecond: completedInWindow / seconds,
-      inFlight: { min: Math.min(...inFlightSamples), max: Math.max(...inFlightSamples), mean: inFlightSamples.reduce((a, b) => a + b, 0) / Math.max(1, inFlightSamples.length) },
-      noRiderFree,
-      failures,
-      memoryTrend: memoryTrend(memory),
-      memorySamples: memory.map((s) => ({ at: Math.round(s.at - memory[0].at), ...Object.fromEntries(Object.entries(s.mb).map(([k, v]) => [k, Math.round(v)])) })),
-      perDelivery: {
-        historyEvents: histories.length ? histories.reduce((a, b) => a + b, 0) / histories.length : null,
-        temporalCpuMs: perDelivery((cores.temporal ?? 0) * seconds * 1000),
-        workerCpuMs: perDelivery((cores.worker ?? 0) * seconds * 1000),
-        // PostgreSQL serves the pings and polls too; these are its totals over the window, per delivery.
-        postgresTransactions: perDelivery(dbAfter.transactions - dbBefore.transactions),
-        postgresRowsWritten: perDelivery(dbAfter.rows_written - dbBefore.rows_written),
-      },
-      postgresPerSecond: {
-        transactions: (dbAfter.transactions - dbBefore.transactions) / seconds,
-        rowsWritten: (dbAfter.rows_written - dbBefore.rows_written) / seconds,
-        rowsRead: (dbAfter.rows_read - dbBefore.rows_read) / seconds,
-      },
-    },
+    riders: count,
+    meetsTargets: meetsTargets({ window: w }),
+    settings: o,
+    seconds,
+    endpoints,
+    webhookLag: summary(w.lags),
+    webhookLagByEvent: Object.fromEntries(Object.entries(w.lagsByEvent).map(([event, values]) => [event, summary(values)])),
+    webhooksMissing: w.missing,
+    // The whole machine's busy cores over the window, the stack's and the load generator's
+    // included: anything well above their sum was other work sharing the machine.
+    machineBusyCores: busy / seconds,
+    generatorSendLag: w.stats.sendLag(),
+    completedInWindow,
+    deliveriesPerSecond: completedInWindow / seconds,
+    inFlight: { min: Math.min(...inFlightSamples), max: Math.max(...inFlightSamples), mean: inFlightSamples.reduce((a, b) => a + b, 0) / Math.max(1, inFlightSamples.length) },
+    noRiderFree: w.noRiderFree,
+    failures: w.failures,
     cpu: run.cpu,
-    memory: run.memory,
-    errors: Object.values(stats.summary()).reduce((sum, e) => sum + e.errors, 0) + missing + failures.length + noRiderFree,
+    memoryTrend: memoryTrend(memory),
+    memorySamples: memory.map((m) => ({ at: Math.round(m.at - memory[0].at), ...Object.fromEntries(Object.entries(m.mb).map(([k, v]) => [k, Math.round(v)])) })),
+    perDelivery: {
+      historyEvents: histories.length ? histories.reduce((a, b) => a + b, 0) / histories.length : null,
+      temporalCpuMs: perDelivery((cores.temporal ?? 0) * seconds * 1000),
+      workerCpuMs: perDelivery((cores.worker ?? 0) * seconds * 1000),
+      // PostgreSQL serves the pings and polls too; these are its totals over the window, per delivery.
+      postgresTransactions: perDelivery(dbAfter.transactions - dbBefore.transactions),
+      postgresRowsWritten: perDelivery(dbAfter.rows_written - dbBefore.rows_written),
+    },
+    postgresPerSecond: {
+      transactions: (dbAfter.transactions - dbBefore.transactions) / seconds,
+      rowsWritten: (dbAfter.rows_written - dbBefore.rows_written) / seconds,
+      rowsRead: (dbAfter.rows_read - dbBefore.rows_read) / seconds,
+    },
+    errorCount: Object.values(endpoints).reduce((sum, e) => sum + e.errors, 0) + w.missing + w.failures.length + w.noRiderFree,
   };
 }

@@ -14,6 +14,10 @@ type City = {
   inFlight: { max: number };
   memoryTrend: Record<string, { firstMb: number; lastMb: number }>;
   perDelivery: { historyEvents: number | null; temporalCpuMs: number | null; postgresTransactions: number | null };
+  riders: number;
+  meetsTargets: boolean;
+  steps?: { riders: number; meetsTargets: boolean; endpoints: Record<string, Endpoint> }[];
+  capacity: number | null;
 };
 type Results = { scenarios: { id: string; errors: number; city?: City }[]; webhooks: { duplicates: number; badSignatures: number } };
 
@@ -30,6 +34,9 @@ describe('npm run bench -- --only city', () => {
     const resultsFile = path.join(resultsDir, 'results.json');
     const tiny = [
       ['--city-riders', '40'],
+      // A capacity search in small: a window at 20 riders, then at 40 if the first met every target.
+      ['--city-steps', '20,40'],
+      ['--city-settle-seconds', '1'],
       ['--city-in-flight', '4'],
       ['--city-bookings', '0.5'],
       ['--city-ramp', '4'],
@@ -67,8 +74,15 @@ describe('npm run bench -- --only city', () => {
       const e = city.endpoints[name];
       expect({ name, answered: (e?.count ?? 0) > 0, errors: e?.errors, statuses: e?.statuses }).toEqual({ name, answered: true, errors: 0, statuses: {} });
     }
-    // 40 riders a second for 12 s: the open loop kept its beat (a closed loop would send fewer as answers slowed).
-    expect(city.endpoints['POST /rider/location']?.count).toBeGreaterThanOrEqual(40 * 10);
+    // A second window at 40 riders only when the one at 20 met every target; the capacity is the
+    // largest count that did.
+    const steps = city.steps ?? [city];
+    expect(steps[0]?.riders).toBe(20);
+    expect(steps.map((step) => step.riders)).toEqual(steps[0]?.meetsTargets ? [20, 40] : [20]);
+    const passed = steps.filter((step) => step.meetsTargets).map((step) => step.riders);
+    expect(city.capacity).toBe(passed.length ? Math.max(...passed) : null);
+    // Each rider pings every second for 12 s: the open loop kept its beat (a closed loop would send fewer as answers slowed).
+    expect(city.endpoints['POST /rider/location']?.count).toBeGreaterThanOrEqual(city.riders * 10);
     expect({ failures: city.failures, noRiderFree: city.noRiderFree, missing: city.webhooksMissing }).toEqual({ failures: [], noRiderFree: 0, missing: 0 });
     expect(city.completedInWindow).toBeGreaterThanOrEqual(4);
     expect(city.inFlight.max).toBeGreaterThanOrEqual(3);
