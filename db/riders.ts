@@ -75,9 +75,14 @@ const JOB_FOR_STEP = {
          from riders r left join deliveries d on d.id = $1 where r.id = $2`,
 };
 
-const RECORD_POSITION = {
-  name: 'rider-record-position',
-  text: 'update riders set lat = $1, lng = $2, located_at = now() where id = $3',
+/**
+ * Many riders' latest positions in one statement: every API process writes the pings it took in
+ * the last few milliseconds together, one transaction instead of one a ping.
+ */
+const RECORD_POSITIONS = {
+  name: 'rider-record-positions',
+  text: `update riders r set lat = p.lat, lng = p.lng, located_at = now()
+         from unnest($1::uuid[], $2::float8[], $3::float8[]) as p(id, lat, lng) where r.id = p.id`,
 };
 
 /** The job as the rider app shows it, and its recipients' numbers for masking; null when there is no such delivery. */
@@ -115,9 +120,11 @@ export async function jobForStep(em: EntityManager, deliveryId: string, riderId:
   return { job: { id: row.id, status: row.status, verificationMethod: row.verification_method }, position };
 }
 
-/** A position ping. Pings go to Postgres only; they never enter workflow history. */
-export async function setPosition(em: EntityManager, riderId: string, lat: number, lng: number): Promise<void> {
-  await poolQuery(em).query({ ...RECORD_POSITION, values: [lat, lng, riderId] });
+/** Position pings, the latest of each rider. Pings go to Postgres only; they never enter workflow history. */
+export async function setPositions(em: EntityManager, positions: Map<string, LatLng>): Promise<void> {
+  const ids = [...positions.keys()];
+  const points = [...positions.values()];
+  await poolQuery(em).query({ ...RECORD_POSITIONS, values: [ids, points.map((p) => p.lat), points.map((p) => p.lng)] });
 }
 
 /**

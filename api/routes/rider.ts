@@ -14,6 +14,7 @@ import { riderOf } from '../middleware/rider-auth';
 import { endJobCalls, openJobCall } from '../services/call-sessions';
 import { sendDeliveryUpdate } from '../services/delivery-commands';
 import { checkHandoverProof } from '../services/handover';
+import { PositionPings } from '../services/position-pings';
 
 /** The statuses in which a rider may call the job's recipients (through a masked number). */
 
@@ -78,9 +79,10 @@ export function createRiderRouter(deps: AppDeps): Router {
     res.json({ online });
   });
 
+  const pings = new PositionPings(orm);
   router.post('/rider/location', async (req, res) => {
     const { lat, lng } = req.body as { lat: number; lng: number };
-    await riders.setPosition(orm.em, riderOf(res).riderId, lat, lng);
+    await pings.record(riderOf(res).riderId, { lat, lng });
     res.status(204).end();
   });
 

@@ -1,0 +1,58 @@
+import { initOrm, type Orm } from '../../db/orm';
+import { poolQuery } from '../../db/pool-query';
+import { PositionPings } from '../../api/services/position-pings';
+import { makeRider } from '../helpers/partners';
+
+/** Where Postgres has each rider now. */
+async function positionsOf(orm: Orm, ids: string[]): Promise<Map<string, { lat: number; lng: number }>> {
+  const { rows } = await poolQuery(orm.em).query<{ id: string; lat: number; lng: number }>('select id, lat, lng from riders where id = any($1::uuid[])', [ids]);
+  return new Map(rows.map((r) => [r.id, { lat: r.lat, lng: r.lng }]));
+}
+
+describe('position pings written together', () => {
+  let orm: Orm;
+  beforeAll(async () => {
+    orm = await initOrm(process.env.TEST_DATABASE_URL ?? '', 4);
+  });
+  afterAll(async () => {
+    await orm?.close(true);
+  });
+
+  it('stores every rider’s position before answering, the latest of each, however many ping at once', async () => {
+    const riders = await Promise.all(Array.from({ length: 30 }, (_, i) => makeRider(orm, { lat: 5.6, lng: -0.2 }, `Pinging Rider ${i}`)));
+    const pings = new PositionPings(orm);
+    // Each rider pings twice in the same few milliseconds: the second is where they are.
+    await Promise.all(
+      riders.flatMap((rider, i) => [
+        pings.record(rider.riderId, { lat: 5.5, lng: -0.3 }),
+        pings.record(rider.riderId, { lat: 5.55 + i / 1000, lng: -0.21 }),
+      ]),
+    );
+    const stored = await positionsOf(orm, riders.map((r) => r.riderId));
+    expect(riders.map((rider) => stored.get(rider.riderId))).toEqual(riders.map((_, i) => ({ lat: 5.55 + i / 1000, lng: -0.21 })));
+  });
+
+  it('never lets an older batch land after a newer one for the same rider', async () => {
+    const rider = await makeRider(orm, { lat: 5.6, lng: -0.2 }, 'Moving Rider');
+    const pings = new PositionPings(orm, 1);
+    const sent = [];
+    // A rider whose phone catches up after a network drop sends its pings back to back.
+    for (let i = 1; i <= 50; i++) {
+      sent.push(pings.record(rider.riderId, { lat: 5.6 + i / 10_000, lng: -0.2 }));
+      if (i % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    await Promise.all(sent);
+    expect((await positionsOf(orm, [rider.riderId])).get(rider.riderId)).toEqual({ lat: 5.6 + 50 / 10_000, lng: -0.2 });
+  });
+
+  it('answers every ping of a batch Postgres refused with the error, and keeps taking pings after', async () => {
+    const rider = await makeRider(orm, { lat: 5.6, lng: -0.2 }, 'Refused Rider');
+    const pings = new PositionPings(orm);
+    // Not a latitude Postgres can store as a double: the whole batch is refused.
+    const refused = [pings.record(rider.riderId, { lat: Number.NaN, lng: -0.2 }), pings.record('not-a-uuid', { lat: 5.6, lng: -0.2 })];
+    const outcomes = await Promise.allSettled(refused);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+    await pings.record(rider.riderId, { lat: 5.61, lng: -0.2 });
+    expect((await positionsOf(orm, [rider.riderId])).get(rider.riderId)).toEqual({ lat: 5.61, lng: -0.2 });
+  });
+});
