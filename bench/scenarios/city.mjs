@@ -9,7 +9,7 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { ACCRA_BOUNDS, sleep } from '../lib/client.mjs';
+import { ACCRA_BOUNDS, bookingBody, sleep } from '../lib/client.mjs';
 import { EndpointStats, httpClient, machineBusySeconds, onSchedule, timed } from '../lib/open-loop.mjs';
 import { summary } from '../lib/stats.mjs';
 import { CITY_TARGETS } from '../lib/city-report.mjs';
@@ -205,19 +205,7 @@ export async function cityScenario(ctx) {
           client.request('POST', '/partner/deliveries', {
             token: ctx.seed.apiKey,
             headers: { 'Idempotency-Key': randomUUID() },
-            body: {
-              pickup_address: 'Near the rider, Accra',
-              pickup_lat: pickup.lat,
-              pickup_lng: pickup.lng,
-              dropoff_address: 'Across town, Accra',
-              dropoff_lat: dropoff.lat,
-              dropoff_lng: dropoff.lng,
-              package_size: 'small',
-              recipient_name: 'Ama Serwaa Mensah',
-              recipient_phone: '+233241234567',
-              payment_method: 'gateway',
-              verification_method: method,
-            },
+            body: { ...bookingBody(pickup, dropoff), pickup_address: 'Near the rider, Accra', dropoff_address: 'Across town, Accra', verification_method: method },
           }),
         [201],
       );
