@@ -34,7 +34,7 @@ describe('position pings written together', () => {
 
   it('never lets an older batch land after a newer one for the same rider', async () => {
     const rider = await makeRider(orm, { lat: 5.6, lng: -0.2 }, 'Moving Rider');
-    const pings = new PositionPings(orm, 1);
+    const pings = new PositionPings(orm);
     const sent = [];
     // A rider whose phone catches up after a network drop sends its pings back to back.
     for (let i = 1; i <= 50; i++) {
