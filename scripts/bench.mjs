@@ -234,7 +234,13 @@ async function main() {
     const database = (async () => {
       // Its own database unless told otherwise: the bench adds partners and deliveries by the hundred.
       if (process.env.BENCH_DATABASE_URL) return process.env.BENCH_DATABASE_URL;
-      const postgres = await startEmbeddedPostgres({ dataDir: pgDataDir, port: await freePort(), fresh: true });
+      // With statement statistics, so a scenario can say where PostgreSQL's time went.
+      const postgres = await startEmbeddedPostgres({
+        dataDir: pgDataDir,
+        port: await freePort(),
+        fresh: true,
+        settings: { shared_preload_libraries: 'pg_stat_statements', 'pg_stat_statements.track': 'all' },
+      });
       infrastructure.push(postgres.stop);
       migrate(postgres.url);
       return postgres.url;

@@ -64,5 +64,9 @@ function renderWindow(c, title, table) {
       ` PostgreSQL over the window ${Math.round(c.postgresPerSecond.transactions)} transactions/s and ${Math.round(c.postgresPerSecond.rowsWritten)} rows written/s` +
       ` (${p.postgresTransactions === null ? '–' : Math.round(p.postgresTransactions)} transactions and ${p.postgresRowsWritten === null ? '–' : Math.round(p.postgresRowsWritten)} rows a delivered delivery, pings and polls included)`,
   );
+  if (c.postgresStatements?.length) {
+    out.push('  PostgreSQL by statement (calls/s, mean ms, cores):');
+    for (const st of c.postgresStatements.slice(0, 8)) out.push(`    ${round(st.perSecond, 1)}/s ${round(st.meanMs, 2)} ms ${round(st.cores, 3)}  ${st.query}`);
+  }
   return out.join('\n');
 }

@@ -82,6 +82,34 @@ function memoryTrend(samples) {
   );
 }
 
+/** Starts PostgreSQL's statement statistics afresh; false where the server was not started with them. */
+async function resetStatementStats(db) {
+  try {
+    await db.query('create extension if not exists pg_stat_statements');
+    await db.query('select pg_stat_statements_reset()');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Where PostgreSQL's time went since the reset: the statements that took most of it. */
+async function topStatements(db, seconds) {
+  const { rows } = await db.query(
+    `select regexp_replace(query, '\\s+', ' ', 'g') as query, calls, total_exec_time, rows
+     from pg_stat_statements where dbid = (select oid from pg_database where datname = current_database())
+     order by total_exec_time desc limit 12`,
+  );
+  return rows.map((r) => ({
+    query: r.query.slice(0, 160),
+    calls: Number(r.calls),
+    perSecond: Number(r.calls) / seconds,
+    meanMs: Number(r.total_exec_time) / Math.max(1, Number(r.calls)),
+    // Of one core, over the window: execution time, which for data in memory is mostly CPU.
+    cores: Number(r.total_exec_time) / 1000 / seconds,
+  }));
+}
+
 async function databaseCounters(db) {
   const { rows } = await db.query(
     `select xact_commit + xact_rollback as transactions, tup_inserted + tup_updated + tup_deleted as rows_written,
@@ -296,6 +324,7 @@ export async function cityScenario(ctx) {
     w = newWindow();
     const memory = [];
     const inFlightSamples = [];
+    const statements = await resetStatementStats(ctx.db);
     const dbBefore = await databaseCounters(ctx.db);
     const busyBefore = machineBusySeconds();
     const run = await ctx.measured(async () => {
@@ -312,7 +341,9 @@ export async function cityScenario(ctx) {
     });
     const dbAfter = await databaseCounters(ctx.db);
     const busyAfter = machineBusySeconds();
-    return { window: w, count, run, memory, inFlightSamples, dbBefore, dbAfter, seconds: (w.stats.to - w.stats.from) / 1000, busy: busyAfter - busyBefore };
+    const seconds = (w.stats.to - w.stats.from) / 1000;
+    const postgresStatements = statements ? await topStatements(ctx.db, seconds) : null;
+    return { window: w, count, run, memory, inFlightSamples, dbBefore, dbAfter, seconds, busy: busyAfter - busyBefore, postgresStatements };
   }
 
   const windows = [];
@@ -359,7 +390,7 @@ function capacityOf(results) {
 }
 
 /** What a window measured, as the results file and the report carry it. */
-async function windowResult(ctx, o, { window: w, count, run, memory, inFlightSamples, dbBefore, dbAfter, seconds, busy }) {
+async function windowResult(ctx, o, { window: w, count, run, memory, inFlightSamples, dbBefore, dbAfter, seconds, busy, postgresStatements }) {
   const completedInWindow = w.completedIds.length;
   // What Temporal keeps of a delivery: the history of a sample of those completed in the window.
   const histories = [];
@@ -399,6 +430,7 @@ async function windowResult(ctx, o, { window: w, count, run, memory, inFlightSam
       postgresTransactions: perDelivery(dbAfter.transactions - dbBefore.transactions),
       postgresRowsWritten: perDelivery(dbAfter.rows_written - dbBefore.rows_written),
     },
+    postgresStatements,
     postgresPerSecond: {
       transactions: (dbAfter.transactions - dbBefore.transactions) / seconds,
       rowsWritten: (dbAfter.rows_written - dbBefore.rows_written) / seconds,

