@@ -351,7 +351,7 @@ export async function cityScenario(ctx) {
     const measured = await measureWindow(count);
     windows.push(measured);
     // Past the rider count the stack keeps up with, more riders only say the same louder.
-    if (!meetsTargets(measured)) break;
+    if (!meetsTargets(measured, { besideSteps: true })) break;
   }
   stopping = true;
   for (const cancel of cancels) cancel();
@@ -363,19 +363,32 @@ export async function cityScenario(ctx) {
   const last = results.at(-1);
   return {
     name: `city: ${last.riders} riders, ${o.inFlight} in flight, ${o.bookingsPerSecond} bookings/s`,
-    city: { ...last, steps: results.length > 1 ? results.map(({ memorySamples: _samples, ...step }) => step) : undefined, capacity: capacityOf(results) },
+    city: {
+      ...last,
+      steps: results.length > 1 ? results.map(({ memorySamples: _samples, ...step }) => step) : undefined,
+      capacity: capacityOf(results),
+      capacityBesideSteps: capacityOf(results, 'meetsTargetsBesideSteps'),
+    },
     cpu: windows.at(-1).run.cpu,
     memory: windows.at(-1).run.memory,
     errors: last.errorCount,
   };
 }
 
-/** Whether a window met the city targets: every endpoint's p99 under 100 ms with no error, webhook lag p99 under 1 s. */
-function meetsTargets({ window }) {
-  const endpoints = Object.values(window.stats.summary());
+/** The rider app's steps of a job: each waits for a workflow update, so its latency is Temporal's. */
+const isRiderStep = (endpoint) => endpoint.startsWith('POST /rider/deliveries/');
+
+/**
+ * Whether a window met the city targets: every endpoint's p99 under 100 ms with no error and
+ * webhook lag p99 under 1 s. `besideSteps` leaves out the rider steps' latency (not their
+ * errors), which is the workflow update's on this Temporal and holds the strict target out of
+ * reach at any load (docs/performance.md).
+ */
+function meetsTargets({ window }, { besideSteps = false } = {}) {
+  const endpoints = Object.entries(window.stats.summary());
   const lag = summary(window.lags);
   return (
-    endpoints.every((e) => e.p99 < CITY_TARGETS.endpointP99Ms && e.errors === 0) &&
+    endpoints.every(([name, e]) => e.errors === 0 && ((besideSteps && isRiderStep(name)) || e.p99 < CITY_TARGETS.endpointP99Ms)) &&
     window.failures.length === 0 &&
     window.missing === 0 &&
     window.noRiderFree === 0 &&
@@ -383,9 +396,9 @@ function meetsTargets({ window }) {
   );
 }
 
-/** The largest rider count whose window met every target, or null. */
-function capacityOf(results) {
-  const passed = results.filter((r) => r.meetsTargets).map((r) => r.riders);
+/** The largest rider count whose window met the targets (or, with `key`, that reading of them), or null. */
+function capacityOf(results, key = 'meetsTargets') {
+  const passed = results.filter((r) => r[key]).map((r) => r.riders);
   return passed.length ? Math.max(...passed) : null;
 }
 
@@ -404,6 +417,7 @@ async function windowResult(ctx, o, { window: w, count, run, memory, inFlightSam
   return {
     riders: count,
     meetsTargets: meetsTargets({ window: w }),
+    meetsTargetsBesideSteps: meetsTargets({ window: w }, { besideSteps: true }),
     settings: o,
     seconds,
     endpoints,
