@@ -20,8 +20,8 @@ const HELP = `npm run bench [-- options]
   --accept-after-ms N     end to end: how long a rider takes to accept an offer once it shows
                           (BENCH_ACCEPT_AFTER_MS, 0: at the first poll that sees it)
   --samples N             lifecycle timings: deliveries one at a time (BENCH_SAMPLES, 50; quick 8)
-  --only a,b              run only these: quotes, read, timings, tracking, e2e, booking, city
-                          (city runs only when named: it is the long one)
+  --only a,b              run only these: quotes, read, timings, tracking, e2e, booking, city, growth
+                          (city runs only when named: it is the long one; so does growth, which reseeds)
   City, open loop (docs/performance.md, "The city at its peak"); each also BENCH_CITY_…:
   --city-riders N         online riders, each sending its position every 5 s (5000)
   --city-in-flight N      deliveries in flight, each ridden to delivered (2000)
@@ -34,6 +34,15 @@ const HELP = `npm run bench [-- options]
   --city-steps a,b,c      capacity: measure a window at each of these rider counts in turn, on
                           one ramp, stopping after the first that misses a target (--city-riders)
   --city-settle-seconds N unmeasured seconds at each rider count before its window (20; quick 5)
+  Growth (docs/performance.md, "Cost as the data grows"); each also BENCH_GROWTH_…:
+  --growth-deliveries N   deliveries bench/seed-growth.ts adds between the two measurements (1000000)
+  --growth-partners N     partners it adds (one per 1,000 deliveries)
+  --growth-riders N       riders it adds (one per 50 deliveries)
+  --growth-own N          the bench partner's own deliveries, made first, for a deep page of its list (2000)
+  --growth-rate N         requests a second on each path, before and after (40)
+  --growth-booking-rate N bookings a second, before and after (10)
+  --growth-seconds N      measured seconds of each path, before and after (20; quick 5)
+  --explain               print the plans of each path's statements (the results file has them always)
   --rate-limit-store S    postgres (the production default, and the bench's) or memory (development's)
                           (BENCH_RATE_LIMIT_STORE)
   --temporal T            dev (default: the CLI's dev server, SQLite) or server (the real Temporal
@@ -104,6 +113,22 @@ function parseOptions(argv) {
       photoShare: 0.5,
       settleSeconds: pick('city-settle-seconds', 'BENCH_CITY_SETTLE_SECONDS', 20, 5),
     },
+    growth: (() => {
+      const deliveries = pick('growth-deliveries', 'BENCH_GROWTH_DELIVERIES', 1_000_000, 1_000_000);
+      // The issue's proportions, 1,000 partners and 20,000 riders to a million deliveries, at any size.
+      const partners = Math.max(1, Math.round(deliveries / 1000));
+      const riders = Math.max(20, Math.round(deliveries / 50));
+      return {
+        deliveries,
+        partners: pick('growth-partners', 'BENCH_GROWTH_PARTNERS', partners, partners),
+        riders: pick('growth-riders', 'BENCH_GROWTH_RIDERS', riders, riders),
+        own: pick('growth-own', 'BENCH_GROWTH_OWN', 2000, 2000),
+        rate: pick('growth-rate', 'BENCH_GROWTH_RATE', 40, 40),
+        bookingRate: pick('growth-booking-rate', 'BENCH_GROWTH_BOOKING_RATE', 10, 10),
+        seconds: pick('growth-seconds', 'BENCH_GROWTH_SECONDS', 20, 5),
+      };
+    })(),
+    explain: Boolean(flags.explain) || process.env.BENCH_EXPLAIN === '1',
     rateLimitStore: String(flags['rate-limit-store'] ?? process.env.BENCH_RATE_LIMIT_STORE ?? 'postgres'),
     temporal: String(flags.temporal ?? process.env.BENCH_TEMPORAL ?? 'dev'),
     temporalDb: String(flags['temporal-db'] ?? process.env.BENCH_TEMPORAL_DB ?? 'wal'),
@@ -417,6 +442,7 @@ async function main() {
     const { endToEndScenario } = await import('../bench/scenarios/end-to-end.mjs');
     const { bookingScenario } = await import('../bench/scenarios/booking.mjs');
     const { cityScenario } = await import('../bench/scenarios/city.mjs');
+    const { growthScenario } = await import('../bench/scenarios/growth.mjs');
     // Booking comes last: its pending deliveries stay behind and would load every later phase.
     const plan = [
       ['quotes', quotesScenario],
@@ -426,6 +452,8 @@ async function main() {
       ['e2e', endToEndScenario],
       ['city', cityScenario],
       ['booking', bookingScenario],
+      // Last of all: it leaves the database a million deliveries larger.
+      ['growth', growthScenario],
     ].filter(([name]) => options.only.includes(name));
 
     const scenarios = [];

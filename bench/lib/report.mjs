@@ -1,5 +1,6 @@
 // The results table, as printed at the end of `npm run bench`.
 import { renderCity } from './city-report.mjs';
+import { renderGrowth } from './growth-report.mjs';
 import { round } from './stats.mjs';
 
 const ms = (value) =>
@@ -82,6 +83,9 @@ export function renderReport(results) {
 
   const city = results.scenarios.find((s) => s.city);
   if (city) out.push('', renderCity(city, table));
+
+  const growth = results.scenarios.find((s) => s.growth);
+  if (growth) out.push('', renderGrowth(growth, table, { explain: results.options.explain }));
 
   const timings = results.scenarios.find((s) => s.timings);
   if (timings) {
