@@ -3,7 +3,6 @@
 // deliveries by default), with the plan PostgreSQL chose for each path's statements. The issue's
 // bar: each path's p99 after within 1.5× of its p99 before.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { untilQuiet } from '../lib/cpu.mjs';
@@ -44,10 +43,11 @@ function seed(ctx, databaseUrl, args) {
 /**
  * Open loop: call number i is due at start + i / rate, whether or not earlier ones were
  * answered, and its latency counts from when it was due, so a slower database shows in the
- * figures rather than slowing the load. The first `warmupSeconds` are not counted.
+ * figures rather than slowing the load. The first `warmupSeconds` (a second, or the measured
+ * time when that is shorter) are not counted.
  * `call(i)` resolves true when the answer was the expected one.
  */
-async function atRate({ rate, seconds, warmupSeconds = 1 }, call) {
+async function atRate({ rate, seconds, warmupSeconds = Math.min(1, seconds) }, call) {
   const warmup = Math.round(rate * warmupSeconds);
   const total = warmup + Math.max(1, Math.round(rate * seconds));
   const latencies = [];
@@ -128,9 +128,8 @@ async function explainer(initOrm, databaseUrl) {
     async plans(work) {
       captured = [];
       try {
+        // auto_explain's notice comes before its statement's answer, so every plan is in by now.
         await work();
-        // A notice comes before its statement's answer; this is only for the last one's listener.
-        await sleep(10);
         if (captured.length === 0) throw new Error('no plan came back: auto_explain needs a superuser (LOAD)');
         return captured.map((plan) => ({ statement: statementOf(plan), plan }));
       } finally {
@@ -187,10 +186,9 @@ async function pendingJobs(ctx, count) {
 }
 
 /**
- * Brings the database to rest before a measurement: its new rows' statistics, a checkpoint (so no
- * checkpoint's flush of the seeding's pages falls on the measured seconds), the kernel's writeback
- * of what is left dirty in the page cache (Linux; a database written over months has long had
- * its pages written out), and a quiet stack. Returns how long each took, in seconds.
+ * Brings the database to rest before a measurement: its new rows' statistics, a checkpoint (it
+ * writes and syncs every page the seeding left dirty, so no checkpoint's flush of them falls on
+ * the measured seconds), and a quiet stack. Returns how long each took, in seconds.
  */
 async function settle(ctx) {
   const seconds = {};
@@ -200,21 +198,8 @@ async function settle(ctx) {
     seconds[step] = Math.round((performance.now() - from) / 100) / 10;
   };
   await timed('analyze', () => ctx.db.query('analyze'));
-  // A checkpoint needs a superuser (or pg_checkpoint); without one, the writeback below still helps.
+  // A checkpoint needs a superuser (or pg_checkpoint), as the bench's own PostgreSQL has.
   await timed('checkpoint', () => ctx.db.query('checkpoint').catch(() => undefined));
-  await timed('writeback', async () => {
-    const dirtyMb = () => {
-      try {
-        const meminfo = readFileSync('/proc/meminfo', 'utf8');
-        const kb = (name) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(meminfo)?.[1] ?? 0);
-        return (kb('Dirty') + kb('Writeback')) / 1024;
-      } catch {
-        return 0;
-      }
-    };
-    const deadline = performance.now() + 120_000;
-    while (dirtyMb() > 64 && performance.now() < deadline) await sleep(500);
-  });
   await timed('quiet', () => untilQuiet(ctx.cpu, { maxSeconds: 120 }));
   return seconds;
 }
@@ -245,6 +230,7 @@ async function census(ctx) {
 
 export async function growthScenario(ctx) {
   const g = ctx.options.growth;
+  if (g.rate <= 0 || g.bookingRate <= 0 || g.seconds <= 0) throw new Error('--growth-rate, --growth-booking-rate and --growth-seconds must be above 0');
   const databaseUrl = ctx.databaseUrl ?? ctx.db.options.connectionString;
   const { tsImport } = await import('tsx/esm/api');
   const { initOrm } = await tsImport('../../db/orm.ts', import.meta.url);
@@ -273,8 +259,7 @@ export async function growthScenario(ctx) {
     const ownIds = ownRows.map((row) => row.id);
     const listed = Number((await ctx.db.query("select count(*) from deliveries where partner_id = $1 and mode = 'live'", [partnerId])).rows[0].count);
     const deepOffset = Math.max(0, listed - 20);
-    const perPhase = Math.round(g.rate * (g.seconds + 1));
-    if (g.rate <= 0 || g.bookingRate <= 0 || g.seconds <= 0) throw new Error('--growth-rate, --growth-booking-rate and --growth-seconds must be above 0');
+    const perPhase = Math.round(g.rate * (g.seconds + Math.min(1, g.seconds)));
 
     const run = { rate: g.rate, seconds: g.seconds };
     /** Each path: its name, how it is called, and the db/ calls whose plans show its cost. */

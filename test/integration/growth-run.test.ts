@@ -41,7 +41,7 @@ describe('npm run bench -- --only growth', () => {
 
   it('measures every hot path before and after seeding, seeds what was asked, and records each path\'s plans', () => {
     const resultsFile = path.join(resultsDir, 'results.json');
-    const size = ['--growth-deliveries', '3000', '--growth-own', '300', '--growth-seconds', '1', '--growth-rate', '10', '--growth-booking-rate', '2'];
+    const size = ['--growth-deliveries', '3000', '--growth-own', '300', '--growth-seconds', '0.5', '--growth-rate', '10', '--growth-booking-rate', '2'];
     const { code, output } = bench(['--only', 'growth', ...size, '--results', resultsFile], 110_000);
     expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
     expect(output).toMatch(/\| GET \/partner\/deliveries\/\{id\} +\| 10 +\|/);
