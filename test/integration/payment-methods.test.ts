@@ -335,9 +335,13 @@ describe('booking and the registered accounts', () => {
       return rows.length > 0 ? rows : undefined;
     }, 10_000, 'the debit');
     expect(debit?.payment_method_id).toBe(second.id);
-    const [ledger] = await stack.orm.em
-      .fork()
-      .execute<{ phone: string }[]>('select phone from sandbox_momo_transactions where reference = ?', [booked.id]);
+    // The debit is recorded before the network takes it: the sandbox's ledger line may come a moment later.
+    const [ledger] = await eventually(async () => {
+      const rows = await stack.orm.em
+        .fork()
+        .execute<{ phone: string }[]>('select phone from sandbox_momo_transactions where reference = ?', [booked.id]);
+      return rows.length > 0 ? rows : undefined;
+    }, 10_000, 'the sandbox ledger line');
     expect(ledger?.phone).toBe(SANDBOX.named);
   });
 
