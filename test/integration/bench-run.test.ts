@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runBench } from '../helpers/bench';
 
 type Load = { rps: number; errors: number; cpuMsPerRequest: number | null };
 type Summary = { count: number; p50: number };
@@ -17,19 +17,6 @@ type Results = {
   peakMemory: { api: number; worker: number };
 };
 
-/**
- * Runs `node scripts/bench.mjs` with `args` to its end: its exit code and everything it printed.
- * A run that hangs is stopped at `timeoutMs` with SIGTERM, on which the bench stops its stack.
- */
-function bench(args: string[], timeoutMs: number): { code: number | null; output: string } {
-  const run = spawnSync('node', ['scripts/bench.mjs', ...args], {
-    env: { ...process.env, TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI },
-    encoding: 'utf8',
-    timeout: timeoutMs,
-  });
-  return { code: run.status, output: `${run.stdout}${run.stderr}${run.error ? `\n${run.error.message}` : ''}` };
-}
-
 // The whole harness as a user runs it (its own dev server, embedded PostgreSQL, API, worker and
 // floors), every scenario at a size that takes well under a minute of load. Figures at this size
 // say nothing about speed; what is checked is that each part drives the real stack without a
@@ -42,7 +29,7 @@ describe('npm run bench', () => {
     const resultsFile = path.join(resultsDir, 'results.json');
     const small = ['--seconds', '1', '--connections', '4', '--booking-connections', '2', '--track-connections', '4', '--track-deliveries', '2'];
     const e2e = ['--deliveries', '3', '--e2e-seconds', '2', '--step-ms', '100', '--samples', '2'];
-    const { code, output } = bench(['--quick', ...small, ...e2e, '--results', resultsFile], 270_000);
+    const { code, output } = runBench(['--quick', ...small, ...e2e, '--results', resultsFile], 270_000);
     expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
     expect(output).toMatch(/\| POST \/partner\/quotes +\| 4 +\|/);
     expect(output).toContain(`Results in ${resultsFile}`);

@@ -1,7 +1,7 @@
-import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runBench } from '../helpers/bench';
 
 type Latency = { count: number; errors: number; p50: number | null; p99: number | null; offersPerCall?: number };
 type Plan = { statement: string; plan: string; error?: string; findings: string[] };
@@ -18,19 +18,6 @@ type Results = { scenarios: { id: string; growth?: Growth }[] };
 
 const PATHS = ['read', 'list', 'list-deep', 'track', 'dispatch', 'offers', 'ping', 'booking'];
 
-/**
- * Runs `node scripts/bench.mjs` with `args` to its end: its exit code and everything it printed.
- * A run that hangs is stopped at `timeoutMs` with SIGTERM, on which the bench stops its stack.
- */
-function bench(args: string[], timeoutMs: number): { code: number | null; output: string } {
-  const run = spawnSync('node', ['scripts/bench.mjs', ...args], {
-    env: { ...process.env, TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI },
-    encoding: 'utf8',
-    timeout: timeoutMs,
-  });
-  return { code: run.status, output: `${run.stdout}${run.stderr}${run.error ? `\n${run.error.message}` : ''}` };
-}
-
 // The growth scenario as a user runs it (`npm run bench -- --only growth`), at a size that takes
 // seconds: the figures say nothing about speed here. What is checked is that the seeding command
 // makes what it is asked for, that every hot path is driven against the real stack on both sides
@@ -42,7 +29,7 @@ describe('npm run bench -- --only growth', () => {
   it('measures every hot path before and after seeding, seeds what was asked, and records each path\'s plans', () => {
     const resultsFile = path.join(resultsDir, 'results.json');
     const size = ['--growth-deliveries', '3000', '--growth-own', '300', '--growth-seconds', '0.5', '--growth-rate', '10', '--growth-booking-rate', '2'];
-    const { code, output } = bench(['--only', 'growth', ...size, '--results', resultsFile], 110_000);
+    const { code, output } = runBench(['--only', 'growth', ...size, '--results', resultsFile], 110_000);
     expect({ code, output: code === 0 ? '' : output }).toEqual({ code: 0, output: '' });
     expect(output).toMatch(/\| GET \/partner\/deliveries\/\{id\} +\| 10 +\|/);
 
