@@ -389,6 +389,8 @@ async function main() {
     const ctx = {
       root,
       tsx: bin('tsx'),
+      /** Loads one of the project's TypeScript modules, named from the project's root as `../dir/file.ts`. */
+      tsImport: (file) => tsImport(file, import.meta.url),
       options,
       apiUrl,
       baselineUrl,

@@ -107,3 +107,10 @@ export async function untilQuiet(account, { below = 0.15, maxSeconds = 60 } = {}
     if (used < below || busySeconds >= maxSeconds) return busySeconds;
   }
 }
+
+/** Busy CPU seconds of the whole machine so far (Linux): what the stack used, and anything else running. */
+export function machineBusySeconds() {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
+  // user nice system idle iowait irq softirq steal: all but idle and iowait are busy.
+  return (ticks.reduce((a, b) => a + b, 0) - ticks[3] - ticks[4]) / TICKS_PER_SECOND;
+}

@@ -1,9 +1,9 @@
 // Memory of the stack's processes, read from /proc (Linux): resident size now and its peak.
 import { readFileSync } from 'node:fs';
 
-function statusField(pid, field) {
+function statusField(pid, field, file = 'status') {
   try {
-    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/${file}`, 'utf8'));
     return match ? Number(match[1]) / 1024 : null;
   } catch {
     return null;
@@ -46,4 +46,27 @@ export function sampleMemory(pids, everyMs = 200) {
       return peaks;
     },
   };
+}
+
+/**
+ * Each named process's resident memory in MB now; PostgreSQL (`postgres`) as the sum of its
+ * processes' proportional sets, since its backends share their buffers.
+ */
+export function memoryNow(pids) {
+  const children = (pid) => {
+    try {
+      return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+    } catch {
+      return [];
+    }
+  };
+  const out = {};
+  for (const [name, pid] of Object.entries(pids)) {
+    if (!pid) continue;
+    out[name] =
+      name === 'postgres'
+        ? [pid, ...children(pid)].reduce((sum, p) => sum + (statusField(p, 'Pss', 'smaps_rollup') ?? 0), 0)
+        : (memoryOf(pid).rssMb ?? 0);
+  }
+  return out;
 }

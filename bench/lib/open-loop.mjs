@@ -1,16 +1,8 @@
 // Open-loop load: requests leave on a fixed schedule, whether or not earlier ones were answered,
 // as phones and pollers in a city do. Each request's latency counts from when it was due, so a
 // server that falls behind shows it in the figures instead of slowing the load down.
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { percentile } from './stats.mjs';
-
-/** Busy CPU seconds of the whole machine so far (Linux): what the stack used, and anything else running. */
-export function machineBusySeconds() {
-  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).map(Number);
-  // user nice system idle iowait irq softirq steal: all but idle and iowait are busy.
-  return (ticks.reduce((a, b) => a + b, 0) - ticks[3] - ticks[4]) / 100;
-}
 
 /**
  * A keep-alive HTTP client for many simulated callers on one process. Requests beyond

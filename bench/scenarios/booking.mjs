@@ -4,34 +4,15 @@
 // Both sides are answered before Temporal has run all the workflow tasks their starts queue, so
 // each phase is followed by a wait for the stack to finish them, which is timed: the product's
 // phase does not pay for the floor's queue, and the notes say how much each left behind.
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { costPerRequest, untilQuiet } from '../lib/cpu.mjs';
+import { jsonLineOf } from '../lib/json-line.mjs';
 import { load } from '../lib/load.mjs';
 import { ACCRA, bookingBody } from '../lib/client.mjs';
 
 function runFloor(ctx, connections, seconds) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(ctx.tsx, [path.join('bench', 'floor-booking.ts')], {
-      cwd: ctx.root,
-      env: {
-        ...process.env,
-        ...ctx.floorEnv,
-        BENCH_CONNECTIONS: String(connections),
-        BENCH_SECONDS: String(seconds),
-        BENCH_WARMUP_SECONDS: '1',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`the booking floor failed (${code}): ${err}`));
-      resolve(JSON.parse(out.trim().split('\n').pop()));
-    });
-  });
+  const env = { ...ctx.floorEnv, BENCH_CONNECTIONS: String(connections), BENCH_SECONDS: String(seconds), BENCH_WARMUP_SECONDS: '1' };
+  return jsonLineOf(ctx.tsx, [path.join('bench', 'floor-booking.ts')], { cwd: ctx.root, env }, 'the booking floor');
 }
 
 export async function bookingScenario(ctx) {

@@ -6,11 +6,12 @@
 // The deliveries in flight are reached before the measured window: a ramp books them faster,
 // with trips that end one by one at the steady booking rate, so in-flight stays level as the
 // steady bookings take over (Little's law: in flight = booking rate × trip time).
-import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { ACCRA_BOUNDS, bookingBody, sleep } from '../lib/client.mjs';
-import { EndpointStats, httpClient, machineBusySeconds, onSchedule, timed } from '../lib/open-loop.mjs';
+import { jsonLineOf } from '../lib/json-line.mjs';
+import { memoryNow } from '../lib/memory.mjs';
+import { machineBusySeconds } from '../lib/cpu.mjs';
+import { EndpointStats, httpClient, onSchedule, timed } from '../lib/open-loop.mjs';
 import { summary } from '../lib/stats.mjs';
 import { CITY_TARGETS } from '../lib/city-report.mjs';
 
@@ -38,31 +39,6 @@ function pointNear(from, km, bounds) {
     lat: clamp(from.lat + Math.sin(angle) * km * DEG_PER_KM, bounds.south, bounds.north),
     lng: clamp(from.lng + Math.cos(angle) * km * DEG_PER_KM, bounds.west, bounds.east),
   };
-}
-
-/** Resident memory of the stack's processes, in MB (PostgreSQL as the sum of its processes' proportional sets). */
-function memorySample(pids) {
-  const field = (pid, name, file = 'status') => {
-    try {
-      const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/${file}`, 'utf8'));
-      return match ? Number(match[1]) / 1024 : 0;
-    } catch {
-      return 0;
-    }
-  };
-  const children = (pid) => {
-    try {
-      return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-    } catch {
-      return [];
-    }
-  };
-  const out = {};
-  for (const [name, pid] of Object.entries(pids)) {
-    if (!pid) continue;
-    out[name] = name === 'postgres' ? [pid, ...children(pid)].reduce((sum, p) => sum + field(p, 'Pss', 'smaps_rollup'), 0) : field(pid, 'VmRSS');
-  }
-  return out;
 }
 
 /** Whether memory stayed flat: the last minute's mean against the first's, per process. */
@@ -122,14 +98,12 @@ async function databaseCounters(db) {
 export async function cityScenario(ctx) {
   const o = ctx.options.city;
   const { south, north, west, east } = ACCRA_BOUNDS;
-  const seeded = spawnSync(ctx.tsx, ['bench/seed-city-riders.ts', String(o.riders), ...[south, north, west, east].map(String)], {
-    cwd: ctx.root,
-    env: { ...process.env, DATABASE_URL: ctx.databaseUrl },
-    encoding: 'utf8',
-    maxBuffer: 64 * 1024 * 1024,
-  });
-  if (seeded.status !== 0) throw new Error(`Seeding the city's riders failed:\n${seeded.stderr}`);
-  const { riders: seededRiders } = JSON.parse(seeded.stdout.trim().split('\n').pop());
+  const { riders: seededRiders } = await jsonLineOf(
+    ctx.tsx,
+    ['bench/seed-city-riders.ts', String(o.riders), ...[south, north, west, east].map(String)],
+    { cwd: ctx.root, env: { DATABASE_URL: ctx.databaseUrl } },
+    "Seeding the city's riders",
+  );
 
   const client = httpClient(ctx.apiUrl, { maxSockets: o.sockets });
   // What one measured window saw; a new one starts at each rider count measured.
@@ -331,11 +305,11 @@ export async function cityScenario(ctx) {
       w.stats.start();
       const started = performance.now();
       while (performance.now() - started < o.seconds * 1000) {
-        memory.push({ at: performance.now(), mb: memorySample(pids) });
+        memory.push({ at: performance.now(), mb: memoryNow(pids) });
         inFlightSamples.push(inFlight.size);
         await sleep(Math.min(10_000, Math.max(1000, (o.seconds * 1000) / 20)));
       }
-      memory.push({ at: performance.now(), mb: memorySample(pids) });
+      memory.push({ at: performance.now(), mb: memoryNow(pids) });
       w.stats.stop();
       return {};
     });
@@ -406,9 +380,10 @@ function capacityOf(results, key = 'meetsTargets') {
 async function windowResult(ctx, o, { window: w, count, run, memory, inFlightSamples, dbBefore, dbAfter, seconds, busy, postgresStatements }) {
   const completedInWindow = w.completedIds.length;
   // What Temporal keeps of a delivery: the history of a sample of those completed in the window.
+  const { deliveryWorkflowId } = await ctx.tsImport('../domain/reference.ts');
   const histories = [];
   for (const id of w.completedIds.slice(0, 20)) {
-    const described = await ctx.temporal.workflow.getHandle(`delivery-${id}`).describe().catch(() => null);
+    const described = await ctx.temporal.workflow.getHandle(deliveryWorkflowId(id)).describe().catch(() => null);
     if (described) histories.push(described.historyLength);
   }
   const perDelivery = (value) => (completedInWindow ? value / completedInWindow : null);

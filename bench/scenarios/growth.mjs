@@ -2,11 +2,11 @@
 // bench starts with, then again once `bench/seed-growth.ts` has added months of traffic (a million
 // deliveries by default), with the plan PostgreSQL chose for each path's statements. The issue's
 // bar: each path's p99 after within 1.5× of its p99 before.
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { untilQuiet } from '../lib/cpu.mjs';
 import { ACCRA, bookingBody, sleep } from '../lib/client.mjs';
+import { jsonLineOf } from '../lib/json-line.mjs';
 import { summary } from '../lib/stats.mjs';
 
 /** The bar the issue sets: p99 on the grown database at most this many times the p99 before. */
@@ -23,21 +23,7 @@ const OFFERS_KEPT = 5;
 
 /** Runs the seeding command; resolves with the JSON line it prints. */
 function seed(ctx, databaseUrl, args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(ctx.tsx, [path.join('bench', 'seed-growth.ts'), ...args], {
-      cwd: ctx.root,
-      env: { ...process.env, DATABASE_URL: databaseUrl },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.stderr.on('data', (chunk) => (err += chunk));
-    child.once('exit', (code) => {
-      if (code !== 0) return reject(new Error(`seed-growth ${args.join(' ')} failed (${code}):\n${err}`));
-      resolve(JSON.parse(out.trim().split('\n').pop()));
-    });
-  });
+  return jsonLineOf(ctx.tsx, [path.join('bench', 'seed-growth.ts'), ...args], { cwd: ctx.root, env: { DATABASE_URL: databaseUrl } }, `seed-growth ${args.join(' ')}`);
 }
 
 /**
@@ -240,6 +226,7 @@ export async function growthScenario(ctx) {
   const riders = await tsImport('../../db/riders.ts', import.meta.url);
   const bookings = await tsImport('../../db/bookings.ts', import.meta.url);
   const paymentMethods = await tsImport('../../db/payment-methods.ts', import.meta.url);
+  const reference = await tsImport('../../domain/reference.ts', import.meta.url);
 
   const { apiKey, partnerId } = ctx.seed;
   const mine = ctx.takeRiders(Math.min(5, ctx.seed.riders.length - 1));
@@ -364,7 +351,7 @@ export async function growthScenario(ctx) {
             const client = await explain.pool.connect();
             try {
               await client.query('begin');
-              await bookings.insert(client, explainedBooking(partnerId, account));
+              await bookings.insert(client, explainedBooking(partnerId, account, reference.deliveryReference));
             } finally {
               await client.query('rollback');
               client.release();
@@ -441,14 +428,14 @@ export async function growthScenario(ctx) {
 }
 
 /** A booking as the API writes it, for the plan of its insert (rolled back, never committed). */
-function explainedBooking(partnerId, account) {
+function explainedBooking(partnerId, account, deliveryReference) {
   const id = crypto.randomUUID();
   const body = bookingBody(ACCRA.kumasi, ACCRA.kumasiDrop);
   return {
     id,
     partnerId,
     mode: 'live',
-    reference: `DLV-${id.replace(/-/g, '').slice(0, 8).toUpperCase()}`,
+    reference: deliveryReference(id),
     paymentMethodId: account,
     pickupAddress: body.pickup_address,
     pickupLat: body.pickup_lat,
