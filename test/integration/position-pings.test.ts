@@ -45,6 +45,32 @@ describe('position pings written together', () => {
     expect((await positionsOf(orm, [rider.riderId])).get(rider.riderId)).toEqual({ lat: 5.6 + 50 / 10_000, lng: -0.2 });
   });
 
+  it('moves a rider within their grid cell without touching an index (a HOT update)', async () => {
+    // One connection, so the pings' statistics are this backend's own and can be flushed on demand.
+    const single = await initOrm(process.env.TEST_DATABASE_URL ?? '', 1);
+    try {
+      const rider = await makeRider(single, { lat: 5.6001, lng: -0.2001 }, 'Hot Rider');
+      const pings = new PositionPings(single);
+      // Updates of riders' rows, and those Postgres made on the same page without new index entries.
+      const counts = async () => {
+        await poolQuery(single.em).query('select pg_stat_force_next_flush()');
+        const { rows } = await poolQuery(single.em).query<{ updated: string; hot: string }>(
+          "select n_tup_upd as updated, n_tup_hot_upd as hot from pg_stat_user_tables where relname = 'riders'",
+        );
+        return { updated: Number(rows[0]!.updated), hot: Number(rows[0]!.hot) };
+      };
+      const before = await counts();
+      // Five pings a few metres apart: all inside the rider's 2.2 km cell.
+      for (let i = 1; i <= 5; i++) await pings.record(rider.riderId, { lat: 5.6001 + i / 100_000, lng: -0.2001 });
+      const after = await counts();
+      expect(after.updated - before.updated).toBeGreaterThanOrEqual(5);
+      // Every update of the table since was HOT (other suites' riders live in other lanes' databases).
+      expect(after.hot - before.hot).toBe(after.updated - before.updated);
+    } finally {
+      await single.close(true);
+    }
+  }, 30_000);
+
   it('answers every ping of a batch Postgres refused with the error, and keeps taking pings after', async () => {
     const rider = await makeRider(orm, { lat: 5.6, lng: -0.2 }, 'Refused Rider');
     const pings = new PositionPings(orm);
