@@ -97,14 +97,36 @@ const TO_ACCEPT = {
 };
 
 /**
+ * How far dispatch looks first. In a busy city the 20 nearest free riders are well within it
+ * (at 7 free riders a km², about 50 are), so a round reads the hundred or so riders of the cells
+ * around it instead of the several hundred of a 3 km radius's; only where it holds fewer than a
+ * round's riders does the round look on to its whole radius.
+ */
+export const NEAR_FIRST_KM = 1.5;
+
+/**
  * Offers the job, until `expiresAt`, to the `limit` nearest online, free, live riders within
  * `radiusKm` of the pickup that it was not offered to yet; returns how many offers were made.
+ * A full round within NEAR_FIRST_KM is the nearest there are: every rider outside it is farther.
  */
 export async function offerToRidersNear(
   em: EntityManager,
   input: { deliveryId: string; pickup: LatLng; radiusKm: number; expiresAt: string; limit?: number },
 ): Promise<number> {
-  const { pickup, radiusKm } = input;
+  const limit = input.limit ?? OFFERS_PER_ROUND;
+  const nearFirstKm = Math.min(input.radiusKm, NEAR_FIRST_KM);
+  const offered = await offerWithin(em, input, nearFirstKm, limit);
+  if (offered === limit || nearFirstKm === input.radiusKm) return offered;
+  return offered + (await offerWithin(em, input, input.radiusKm, limit - offered));
+}
+
+async function offerWithin(
+  em: EntityManager,
+  input: { deliveryId: string; pickup: LatLng; expiresAt: string },
+  radiusKm: number,
+  limit: number,
+): Promise<number> {
+  const { pickup } = input;
   const box = boxAround(pickup, radiusKm);
   const { rowCount } = await poolQuery(em).query({
     ...OFFER,
@@ -119,7 +141,7 @@ export async function offerToRidersNear(
       pickup.lng,
       radiusKm,
       cellsCovering(box),
-      input.limit ?? OFFERS_PER_ROUND,
+      limit,
     ],
   });
   return rowCount ?? 0;

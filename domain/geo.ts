@@ -33,12 +33,16 @@ export interface LatLngBox {
   east: number;
 }
 
-/** Grid cells per degree: riders are found by cell (about 2.2 km across at the equator). */
-export const CELLS_PER_DEGREE = 50;
+/**
+ * Grid cells per degree: riders are found by cell (about 550 m across at the equator). Small
+ * enough that dispatch's first look reads few riders beyond the nearest; large enough that a
+ * rider on a motorbike changes cell about once a minute, the only pings that touch an index.
+ */
+export const CELLS_PER_DEGREE = 200;
 
 /**
  * The grid cells a box touches, numbered as `riders.cell` numbers a rider's position
- * (db/migrations/Migration20261127000000_rider_pings.ts): floor(lat·50)·100000 + floor(lng·50).
+ * (db/migrations/Migration20261127000000_rider_pings.ts): floor(lat·200)·100000 + floor(lng·200).
  */
 export function cellsCovering(box: LatLngBox): number[] {
   const cells: number[] = [];

@@ -37,6 +37,9 @@ async function atRate({ rate, seconds, warmupSeconds = Math.min(1, seconds) }, c
   const warmup = Math.round(rate * warmupSeconds);
   const total = warmup + Math.max(1, Math.round(rate * seconds));
   const latencies = [];
+  // When each counted call was due (s into the run), so the slowest show whether a tail is one
+  // stall (due within a second of each other) or spread over the run.
+  const dueAt = [];
   const failures = {};
   let errors = 0;
   const pending = [];
@@ -55,6 +58,7 @@ async function atRate({ rate, seconds, warmupSeconds = Math.min(1, seconds) }, c
         }
         if (i < warmup) return;
         latencies.push(performance.now() - due);
+        dueAt.push((due - start) / 1000);
         if (outcome !== true) {
           errors += 1;
           const why = String(outcome).slice(0, 120);
@@ -65,7 +69,11 @@ async function atRate({ rate, seconds, warmupSeconds = Math.min(1, seconds) }, c
   }
   await Promise.all(pending);
   const { count, p50, p90, p99, max } = summary(latencies);
-  return { rate, seconds, count, errors, ...(errors ? { failures } : {}), p50, p90, p99, max };
+  const slowest = latencies
+    .map((ms, k) => ({ dueAtS: Math.round(dueAt[k] * 100) / 100, ms: Math.round(ms * 10) / 10 }))
+    .sort((a, b) => b.ms - a.ms)
+    .slice(0, 10);
+  return { rate, seconds, count, errors, ...(errors ? { failures } : {}), p50, p90, p99, max, slowest };
 }
 
 /** One request to the API; true when it answered `expected`, else what it answered. */

@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Riders' rows take a position ping every few seconds each, so a ping must be a HOT update
  * (no index touched, the new version on the same page):
- * - dispatch finds riders by their grid cell (1/50 of a degree, about 2.2 km), which changes only
+ * - dispatch finds riders by their grid cell (1/200 of a degree, about 550 m), which changes only
  *   when a rider crosses into the next one, instead of by an index on latitude and longitude,
  *   which every ping changed;
  * - pages keep room for the next versions of their rows (fillfactor);
@@ -14,7 +14,7 @@ export class Migration20261127000000_rider_pings extends Migration {
   override async up(): Promise<void> {
     this.addSql(`
 alter table riders add column if not exists cell integer
-  generated always as (floor(lat * 50)::integer * 100000 + floor(lng * 50)::integer) stored;
+  generated always as (floor(lat * 200)::integer * 100000 + floor(lng * 200)::integer) stored;
 create index if not exists riders_dispatch_cell_idx on riders (cell) where online and active_delivery_id is null and not is_robo;
 drop index if exists riders_available_idx;
 alter table riders set (fillfactor = 70);

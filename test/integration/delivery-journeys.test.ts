@@ -124,7 +124,8 @@ describe('dispatch', () => {
   it('offers a job to the 20 nearest free riders first, and to the next nearest when the search widens', async () => {
     const partner = await livePartner();
     // Tamale, where no other test's riders wait: 22 riders in a line north of the pickup, 100 m
-    // apart, all inside the first 3 km.
+    // apart, all inside the first 3 km; 14 inside dispatch's first look (NEAR_FIRST_KM), so the
+    // round reads on to its whole radius for the other six.
     const tamale = { lat: 9.4034, lng: -0.8424 };
     const riders = [];
     for (let i = 1; i <= 22; i++) riders.push(await makeRider(stack.orm, { lat: tamale.lat + i * 0.0009, lng: tamale.lng }, `Tamale Rider ${i}`));
@@ -133,11 +134,32 @@ describe('dispatch', () => {
       (await stack.orm.em.fork().execute<{ rider_id: string }[]>('select rider_id from rider_offers where delivery_id = ?', [created.id])).map(
         (o) => o.rider_id,
       );
-    const first = await eventually(async () => ((await offeredTo()).length > 0 ? offeredTo() : undefined), 10_000, 'the first offers');
+    const first = await eventually(async () => ((await offeredTo()).length >= 20 ? offeredTo() : undefined), 10_000, 'the first round');
     expect(new Set(first)).toEqual(new Set(riders.slice(0, 20).map((r) => r.riderId)));
 
     const widened = await eventually(async () => ((await offeredTo()).length === 22 ? offeredTo() : undefined), 10_000, 'the wider round');
     expect(new Set(widened)).toEqual(new Set(riders.map((r) => r.riderId)));
+    await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
+  });
+
+  it('offers the first round to the 20 nearest of a crowd waiting close to the pickup', async () => {
+    const partner = await livePartner();
+    // Ho, where no other test's riders wait: 24 riders in a line east of the pickup, 50 m apart,
+    // all inside dispatch's first look (NEAR_FIRST_KM), and one more 2 km away.
+    const ho = { lat: 6.6008, lng: 0.4713 };
+    const crowd = [];
+    for (let i = 1; i <= 24; i++) crowd.push(await makeRider(stack.orm, { lat: ho.lat, lng: ho.lng + i * 0.00045 }, `Ho Rider ${i}`));
+    const beyond = await makeRider(stack.orm, { lat: ho.lat + 0.018, lng: ho.lng }, 'Ho Rider Beyond');
+    const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: ho.lat, pickup_lng: ho.lng, dropoff_lat: 6.61, dropoff_lng: 0.48 });
+    const offeredTo = async () =>
+      (await stack.orm.em.fork().execute<{ rider_id: string }[]>('select rider_id from rider_offers where delivery_id = ?', [created.id])).map(
+        (o) => o.rider_id,
+      );
+    const first = await eventually(async () => ((await offeredTo()).length >= 20 ? offeredTo() : undefined), 10_000, 'the first round');
+    expect(new Set(first)).toEqual(new Set(crowd.slice(0, 20).map((r) => r.riderId)));
+
+    const widened = await eventually(async () => ((await offeredTo()).length === 25 ? offeredTo() : undefined), 10_000, 'the wider round');
+    expect(new Set(widened)).toEqual(new Set([...crowd, beyond].map((r) => r.riderId)));
     await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
   });
 

@@ -60,7 +60,7 @@ describe('position pings written together', () => {
         return { updated: Number(rows[0]!.updated), hot: Number(rows[0]!.hot) };
       };
       const before = await counts();
-      // Five pings a few metres apart: all inside the rider's 2.2 km cell.
+      // Five pings a few metres apart: all inside the rider's 550 m cell.
       for (let i = 1; i <= 5; i++) await pings.record(rider.riderId, { lat: 5.6001 + i / 100_000, lng: -0.2001 });
       const after = await counts();
       expect(after.updated - before.updated).toBeGreaterThanOrEqual(5);
