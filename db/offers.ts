@@ -46,8 +46,10 @@ export interface OfferToAccept {
 /**
  * Offers a job to the nearest riders near its pickup who have not had it yet: the grid cells the
  * radius's box touches first (an index that position pings leave alone, so they stay HOT
- * updates), then the box, then the exact great-circle distance, nearest first. A round that runs
- * as the job is taken or cancelled offers nothing new, and a withdrawn offer is never reopened.
+ * updates), then the box, then the exact great-circle distance, nearest first. The job's offers
+ * so far are read once (`not in`, a hashed subplan; `rider_id` is never null), not once a rider.
+ * A round that runs as the job is taken or cancelled offers nothing new, and a withdrawn offer is
+ * never reopened.
  */
 const OFFER = {
   name: 'offer-to-nearest-riders',
@@ -59,7 +61,7 @@ const OFFER = {
       from riders r
       where r.cell = any($10::integer[]) and r.online and not r.is_robo and r.active_delivery_id is null
         and r.lat between $3 and $4 and r.lng between $5 and $6
-        and not exists (select 1 from rider_offers o where o.delivery_id = $1 and o.rider_id = r.id)
+        and r.id not in (select o.rider_id from rider_offers o where o.delivery_id = $1)
     ) near
     where near.km <= $9 and exists (select 1 from deliveries d where d.id = $1 and d.status = 'pending')
     order by near.km limit $11
