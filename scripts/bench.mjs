@@ -50,6 +50,8 @@ const HELP = `npm run bench [-- options]
   --temporal-db S         wal (default: the dev server's SQLite file in WAL mode, no fsync per commit),
                           file (the default journal, no WAL) or memory (BENCH_TEMPORAL_DB)
   --profile               run the API and worker with --cpu-prof; prints their hottest functions
+  --live-heap             open the API's and worker's inspectors; at each of the city's memory
+                          samples, collect garbage in full and read the live heap (BENCH_LIVE_HEAP)
   --results FILE          where to write the results (BENCH_RESULTS, bench/results.json)
   BENCH_TEMPORAL_ARGS     more arguments for \`temporal server start-dev\`, space-separated, to try
                           dev server settings (say --dynamic-config-value key=value)`;
@@ -133,6 +135,8 @@ function parseOptions(argv) {
     temporal: String(flags.temporal ?? process.env.BENCH_TEMPORAL ?? 'dev'),
     temporalDb: String(flags['temporal-db'] ?? process.env.BENCH_TEMPORAL_DB ?? 'wal'),
     profile: Boolean(flags.profile) || process.env.BENCH_PROFILE === '1',
+    // The API's and worker's live heap after a full collection, at each of the city's memory samples.
+    liveHeap: Boolean(flags['live-heap']) || process.env.BENCH_LIVE_HEAP === '1',
     resultsFile: path.resolve(String(flags.results ?? process.env.BENCH_RESULTS ?? path.join(root, 'bench', 'results.json'))),
   };
 }
@@ -221,6 +225,7 @@ async function main() {
   const { startEmbeddedPostgres } = await import('./lib/embedded-postgres.mjs');
   const { imageApiArgs } = await import('./lib/image-command.mjs');
   const { memoryOf, sampleMemory, serverPid } = await import('../bench/lib/memory.mjs');
+  const { inspectFlags } = await import('../bench/lib/live-heap.mjs');
   const { accountCpu, postmasterOf, untilQuiet } = await import('../bench/lib/cpu.mjs');
   const { startWebhookReceiver } = await import('../bench/lib/webhook-receiver.mjs');
   const { book, bookingBody } = await import('../bench/lib/client.mjs');
@@ -348,8 +353,10 @@ async function main() {
       RATE_LIMIT_STORE: options.rateLimitStore,
     };
     const profileFlags = (name) => (options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);
-    const worker = startChild('worker', process.execPath, [...profileFlags('worker'), path.join(compiled, 'workers', 'main.js')], stackEnv, logDir);
-    const api = startChild('api', process.execPath, [...profileFlags('api'), ...imageApiArgs(compiled)], stackEnv, logDir);
+    const inspectPorts = options.liveHeap ? { api: await freePort(), worker: await freePort() } : null;
+    const debugFlags = (name) => [...profileFlags(name), ...(inspectPorts ? inspectFlags(inspectPorts[name]) : [])];
+    const worker = startChild('worker', process.execPath, [...debugFlags('worker'), path.join(compiled, 'workers', 'main.js')], stackEnv, logDir);
+    const api = startChild('api', process.execPath, [...debugFlags('api'), ...imageApiArgs(compiled)], stackEnv, logDir);
     // A profiled process writes its profile as it exits, which takes a while on a busy machine.
     const stopServer = (child) => (options.profile ? stopPatiently(child, 60_000, serverPid) : stopProcess(child));
     stops.push(() => stopServer(worker.child));
@@ -401,6 +408,7 @@ async function main() {
       db,
       databaseUrl,
       pids,
+      inspectPorts,
       cpuRoots,
       temporal: temporalClient,
       takeRiders: (count) => {

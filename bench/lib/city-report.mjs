@@ -66,11 +66,12 @@ function renderWindow(c, title, table) {
       `; the machine ${round(c.machineBusyCores, 2)} of 2 (other work ${round(Math.max(0, c.machineBusyCores - stack), 2)})`,
   );
   out.push(`  load generator: requests left p50 ${ms(c.generatorSendLag.p50)} ms, p99 ${ms(c.generatorSendLag.p99)} ms after they were due`);
-  out.push(
-    `  memory (MB, first minute → last minute, peak): ${Object.entries(c.memoryTrend)
+  const trend = (trends) =>
+    Object.entries(trends)
       .map(([name, t]) => `${name} ${t.firstMb} → ${t.lastMb} (${t.growthPct >= 0 ? '+' : ''}${t.growthPct}%), ${t.peakMb}`)
-      .join('; ')}`,
-  );
+      .join('; ');
+  out.push(`  memory (MB, first minute → last minute, peak): ${trend(c.memoryTrend)}`);
+  if (c.liveHeapTrend) out.push(`  live heap after a full collection (MB, first minute → last minute, peak): ${trend(c.liveHeapTrend)}`);
   const p = c.perDelivery;
   out.push(
     `  a delivery: ${p.historyEvents === null ? '–' : round(p.historyEvents, 1)} history events, Temporal CPU ${ms(p.temporalCpuMs)} ms, worker CPU ${ms(p.workerCpuMs)} ms;` +

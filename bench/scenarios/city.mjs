@@ -9,6 +9,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { ACCRA_BOUNDS, bookingBody, sleep } from '../lib/client.mjs';
 import { jsonLineOf } from '../lib/json-line.mjs';
+import { liveHeaps } from '../lib/live-heap.mjs';
 import { memoryNow } from '../lib/memory.mjs';
 import { machineBusySeconds } from '../lib/cpu.mjs';
 import { EndpointStats, httpClient, onSchedule, timed } from '../lib/open-loop.mjs';
@@ -39,6 +40,11 @@ function pointNear(from, km, bounds) {
     lat: clamp(from.lat + Math.sin(angle) * km * DEG_PER_KM, bounds.south, bounds.north),
     lng: clamp(from.lng + Math.cos(angle) * km * DEG_PER_KM, bounds.west, bounds.east),
   };
+}
+
+/** Samples in MB, each at its ms from the first, for the results file. */
+function samplesOf(samples) {
+  return samples.map((m) => ({ at: Math.round(m.at - samples[0].at), ...Object.fromEntries(Object.entries(m.mb).map(([k, v]) => [k, v === null ? null : Math.round(v)])) }));
 }
 
 /** Whether memory stayed flat: the last minute's mean against the first's, per process. */
@@ -297,6 +303,7 @@ export async function cityScenario(ctx) {
     await sleep(o.settleSeconds * 1000);
     w = newWindow();
     const memory = [];
+    const liveHeap = [];
     const inFlightSamples = [];
     const statements = await resetStatementStats(ctx.db);
     const dbBefore = await databaseCounters(ctx.db);
@@ -304,12 +311,17 @@ export async function cityScenario(ctx) {
     const run = await ctx.measured(async () => {
       w.stats.start();
       const started = performance.now();
+      const sampleHeaps = async () => {
+        if (ctx.inspectPorts) liveHeap.push({ at: performance.now(), mb: await liveHeaps(ctx.inspectPorts) });
+      };
       while (performance.now() - started < o.seconds * 1000) {
         memory.push({ at: performance.now(), mb: memoryNow(pids) });
+        await sampleHeaps();
         inFlightSamples.push(inFlight.size);
         await sleep(Math.min(10_000, Math.max(1000, (o.seconds * 1000) / 20)));
       }
       memory.push({ at: performance.now(), mb: memoryNow(pids) });
+      await sampleHeaps();
       w.stats.stop();
       return {};
     });
@@ -317,7 +329,7 @@ export async function cityScenario(ctx) {
     const busyAfter = machineBusySeconds();
     const seconds = (w.stats.to - w.stats.from) / 1000;
     const postgresStatements = statements ? await topStatements(ctx.db, seconds) : null;
-    return { window: w, count, run, memory, inFlightSamples, dbBefore, dbAfter, seconds, busy: busyAfter - busyBefore, postgresStatements };
+    return { window: w, count, run, memory, liveHeap, inFlightSamples, dbBefore, dbAfter, seconds, busy: busyAfter - busyBefore, postgresStatements };
   }
 
   const windows = [];
@@ -339,7 +351,7 @@ export async function cityScenario(ctx) {
     name: `city: ${last.riders} riders, ${o.inFlight} in flight, ${o.bookingsPerSecond} bookings/s`,
     city: {
       ...last,
-      steps: results.length > 1 ? results.map(({ memorySamples: _samples, ...step }) => step) : undefined,
+      steps: results.length > 1 ? results.map(({ memorySamples: _samples, liveHeapSamples: _heaps, ...step }) => step) : undefined,
       capacity: capacityOf(results),
       capacityBesideSteps: capacityOf(results, 'meetsTargetsBesideSteps'),
     },
@@ -377,7 +389,7 @@ function capacityOf(results, key = 'meetsTargets') {
 }
 
 /** What a window measured, as the results file and the report carry it. */
-async function windowResult(ctx, o, { window: w, count, run, memory, inFlightSamples, dbBefore, dbAfter, seconds, busy, postgresStatements }) {
+async function windowResult(ctx, o, { window: w, count, run, memory, liveHeap, inFlightSamples, dbBefore, dbAfter, seconds, busy, postgresStatements }) {
   const completedInWindow = w.completedIds.length;
   // What Temporal keeps of a delivery: the history of a sample of those completed in the window.
   const { deliveryWorkflowId } = await ctx.tsImport('../domain/reference.ts');
@@ -410,7 +422,9 @@ async function windowResult(ctx, o, { window: w, count, run, memory, inFlightSam
     failures: w.failures,
     cpu: run.cpu,
     memoryTrend: memoryTrend(memory),
-    memorySamples: memory.map((m) => ({ at: Math.round(m.at - memory[0].at), ...Object.fromEntries(Object.entries(m.mb).map(([k, v]) => [k, Math.round(v)])) })),
+    memorySamples: samplesOf(memory),
+    // With --live-heap: the API's and worker's live heap after a full collection, at each sample.
+    ...(liveHeap.length ? { liveHeapTrend: memoryTrend(liveHeap), liveHeapSamples: samplesOf(liveHeap) } : {}),
     perDelivery: {
       historyEvents: histories.length ? histories.reduce((a, b) => a + b, 0) / histories.length : null,
       temporalCpuMs: perDelivery((cores.temporal ?? 0) * seconds * 1000),

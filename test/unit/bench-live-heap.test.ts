@@ -1,0 +1,59 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
+import { once } from 'node:events';
+import { inspectFlags, liveHeapMb } from '../../bench/lib/live-heap.mjs';
+import { exited } from '../helpers/child-process';
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+// A process that keeps 64 MB of arrays on `keep` and lets them go on `drop`, answering each line.
+const HOLDER = `
+let kept = [];
+process.stdin.on('data', (line) => {
+  if (String(line).trim() === 'keep') for (let i = 0; i < 64; i++) kept.push(new Array(131072).fill(i));
+  else kept = [];
+  process.stdout.write('done\\n');
+});
+process.stdout.write('ready\\n');`;
+
+describe('the bench’s live heap reading', () => {
+  let holder: ChildProcess;
+  let port: number;
+  beforeAll(async () => {
+    port = await freePort();
+    holder = spawn(process.execPath, [...inspectFlags(port), '-e', HOLDER], { stdio: ['pipe', 'pipe', 'ignore'] });
+    await once(holder.stdout!, 'data');
+  });
+  afterAll(async () => {
+    holder.kill('SIGTERM');
+    await exited(holder);
+  });
+
+  const tell = async (command: string) => {
+    holder.stdin!.write(`${command}\n`);
+    await once(holder.stdout!, 'data');
+  };
+
+  it('sees memory the process keeps, and sees it go once the process lets it go', async () => {
+    const idle = await liveHeapMb(port);
+    await tell('keep');
+    const holding = await liveHeapMb(port);
+    await tell('drop');
+    // Garbage still on the heap: only a full collection before the reading tells it from live data.
+    const released = await liveHeapMb(port);
+
+    expect(holding - idle).toBeGreaterThan(60);
+    expect(released - idle).toBeLessThan(8);
+  }, 30_000);
+
+  it('refuses a port where no inspector listens', async () => {
+    await expect(liveHeapMb(await freePort())).rejects.toThrow();
+  });
+});
