@@ -51,7 +51,8 @@ const HELP = `npm run bench [-- options]
                           file (the default journal, no WAL) or memory (BENCH_TEMPORAL_DB)
   --profile               run the API and worker with --cpu-prof; prints their hottest functions
   --live-heap             open the API's and worker's inspectors; at each of the city's memory
-                          samples, collect garbage in full and read the live heap (BENCH_LIVE_HEAP)
+                          samples, collect garbage in full and read the live heap and external
+                          memory (BENCH_LIVE_HEAP)
   --results FILE          where to write the results (BENCH_RESULTS, bench/results.json)
   BENCH_TEMPORAL_ARGS     more arguments for \`temporal server start-dev\`, space-separated, to try
                           dev server settings (say --dynamic-config-value key=value)`;

@@ -71,7 +71,7 @@ function renderWindow(c, title, table) {
       .map(([name, t]) => `${name} ${t.firstMb} → ${t.lastMb} (${t.growthPct >= 0 ? '+' : ''}${t.growthPct}%), ${t.peakMb}`)
       .join('; ');
   out.push(`  memory (MB, first minute → last minute, peak): ${trend(c.memoryTrend)}`);
-  if (c.liveHeapTrend) out.push(`  live heap after a full collection (MB, first minute → last minute, peak): ${trend(c.liveHeapTrend)}`);
+  if (c.liveHeapTrend) out.push(`  after a full collection, live heap and external memory (MB, first minute → last minute, peak): ${trend(c.liveHeapTrend)}`);
   const p = c.perDelivery;
   out.push(
     `  a delivery: ${p.historyEvents === null ? '–' : round(p.historyEvents, 1)} history events, Temporal CPU ${ms(p.temporalCpuMs)} ms, worker CPU ${ms(p.workerCpuMs)} ms;` +

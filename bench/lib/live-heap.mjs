@@ -7,8 +7,8 @@ export function inspectFlags(port) {
   return [`--inspect=127.0.0.1:${port}`];
 }
 
-/** Calls inspector methods in turn over one session; resolves with each result. */
-async function inspect(port, methods) {
+/** Calls inspector methods (`{ method, params }`) in turn over one session; resolves with each result. */
+async function inspect(port, calls) {
   const [target] = await (await fetch(`http://127.0.0.1:${port}/json/list`)).json();
   const socket = new WebSocket(target.webSocketDebuggerUrl);
   await new Promise((resolve, reject) => {
@@ -26,11 +26,11 @@ async function inspect(port, methods) {
   });
   try {
     const results = [];
-    for (const [index, method] of methods.entries()) {
+    for (const [index, call] of calls.entries()) {
       results.push(
         await new Promise((resolve, reject) => {
           waiting.set(index + 1, { resolve, reject });
-          socket.send(JSON.stringify({ id: index + 1, method }));
+          socket.send(JSON.stringify({ id: index + 1, ...call }));
         }),
       );
     }
@@ -40,16 +40,33 @@ async function inspect(port, methods) {
   }
 }
 
-/** The live heap in MB of the process whose inspector listens on `port`, after a full collection. */
+/**
+ * What the process whose inspector listens on `port` holds after a full collection, in MB: its
+ * live JavaScript heap, and the memory outside it that live objects own (`external`: buffers
+ * and other native allocations V8 is told of).
+ */
 export async function liveHeapMb(port) {
-  const [, usage] = await inspect(port, ['HeapProfiler.collectGarbage', 'Runtime.getHeapUsage']);
-  return usage.usedSize / 1024 / 1024;
+  const [, { result }] = await inspect(port, [
+    { method: 'HeapProfiler.collectGarbage' },
+    { method: 'Runtime.evaluate', params: { expression: 'JSON.stringify(process.memoryUsage())', returnByValue: true } },
+  ]);
+  const usage = JSON.parse(result.value);
+  return { heapMb: usage.heapUsed / 1024 / 1024, externalMb: usage.external / 1024 / 1024 };
 }
 
-/** Each named process's live heap in MB (`ports`: name → inspector port); null where it could not be read. */
+/**
+ * Each named process's live heap and external memory in MB (`ports`: name → inspector port), as
+ * `name` and `name external`; null where it could not be read.
+ */
 export async function liveHeaps(ports) {
   const entries = await Promise.all(
-    Object.entries(ports).map(async ([name, port]) => [name, await liveHeapMb(port).catch(() => null)]),
+    Object.entries(ports).map(async ([name, port]) => {
+      const read = await liveHeapMb(port).catch(() => null);
+      return [
+        [name, read?.heapMb ?? null],
+        [`${name} external`, read?.externalMb ?? null],
+      ];
+    }),
   );
-  return Object.fromEntries(entries);
+  return Object.fromEntries(entries.flat());
 }

@@ -423,7 +423,7 @@ async function windowResult(ctx, o, { window: w, count, run, memory, liveHeap, i
     cpu: run.cpu,
     memoryTrend: memoryTrend(memory),
     memorySamples: samplesOf(memory),
-    // With --live-heap: the API's and worker's live heap after a full collection, at each sample.
+    // With --live-heap: the API's and worker's live heap and external memory after a full collection.
     ...(liveHeap.length ? { liveHeapTrend: memoryTrend(liveHeap), liveHeapSamples: samplesOf(liveHeap) } : {}),
     perDelivery: {
       historyEvents: histories.length ? histories.reduce((a, b) => a + b, 0) / histories.length : null,

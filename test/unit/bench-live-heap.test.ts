@@ -13,12 +13,15 @@ function freePort(): Promise<number> {
   });
 }
 
-// A process that keeps 64 MB of arrays on `keep` and lets them go on `drop`, answering each line.
+// A process that keeps 64 MB of arrays and 32 MB of buffers on `keep` and lets them go on
+// `drop`, answering each line.
 const HOLDER = `
 let kept = [];
 process.stdin.on('data', (line) => {
-  if (String(line).trim() === 'keep') for (let i = 0; i < 64; i++) kept.push(new Array(131072).fill(i));
-  else kept = [];
+  if (String(line).trim() === 'keep') {
+    for (let i = 0; i < 64; i++) kept.push(new Array(131072).fill(i));
+    kept.push(Buffer.alloc(32 * 1024 * 1024, 1));
+  } else kept = [];
   process.stdout.write('done\\n');
 });
 process.stdout.write('ready\\n');`;
@@ -49,8 +52,10 @@ describe('the bench’s live heap reading', () => {
     // Garbage still on the heap: only a full collection before the reading tells it from live data.
     const released = await liveHeapMb(port);
 
-    expect(holding - idle).toBeGreaterThan(60);
-    expect(released - idle).toBeLessThan(8);
+    expect(holding.heapMb - idle.heapMb).toBeGreaterThan(60);
+    expect(holding.externalMb - idle.externalMb).toBeGreaterThan(30);
+    expect(released.heapMb - idle.heapMb).toBeLessThan(8);
+    expect(released.externalMb - idle.externalMb).toBeLessThan(2);
   }, 30_000);
 
   it('refuses a port where no inspector listens', async () => {
