@@ -28,13 +28,26 @@ export class VersionedViewCache {
     return entry.body;
   }
 
-  /** Keeps the JSON as bytes: encoded once, not on every send. */
+  /** How many answers are kept. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /**
+   * Keeps the JSON as bytes: encoded once, not on every send. Answers too old to be sent go
+   * as new ones come: otherwise every delivery of a busy day stays until the size limit, each
+   * holding on to the 8 kB buffer pool block its bytes were cut from.
+   */
   set(key: string, version: string, json: string): void {
+    const now = performance.now();
     const body = Buffer.from(json, 'utf8');
     this.entries.delete(key);
-    this.entries.set(key, { version, body, at: performance.now() });
-    // Oldest first out: a Map iterates in insertion order.
-    if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value as string);
+    this.entries.set(key, { version, body, at: now });
+    // Oldest first out: a Map iterates in insertion order, the order the answers were kept in.
+    for (const [oldest, entry] of this.entries) {
+      if (this.entries.size <= this.maxEntries && now - entry.at <= this.maxAgeMs) break;
+      this.entries.delete(oldest);
+    }
   }
 }
 

@@ -25,6 +25,16 @@ describe('VersionedViewCache', () => {
     expect(cache.get('a', 'v1')).toBeUndefined();
   });
 
+  it('lets go of answers too old to send as new ones come, so a busy day does not stay in memory', async () => {
+    const cache = new VersionedViewCache(10_000, 20);
+    for (let i = 0; i < 100; i++) cache.set(`delivery-${i}`, 'v', '{"status":"delivered"}');
+    expect(cache.size).toBe(100);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    cache.set('delivery-new', 'v', '{"status":"pending"}');
+    expect(cache.size).toBe(1);
+    expect(cache.get('delivery-new', 'v')?.toString()).toBe('{"status":"pending"}');
+  });
+
   it('keeps at most its size, dropping the longest-kept first', () => {
     const cache = new VersionedViewCache(2, 60_000);
     cache.set('a', 'v', 'A');
