@@ -24,6 +24,13 @@ async function livePartner() {
 
 const trail = (delivery: { events: { status: string }[] }) => delivery.events.map((e) => e.status);
 
+/** The riders a job has been offered to, once there are at least `count` of them. */
+async function offersOnceThereAre(deliveryId: string, count: number, what: string): Promise<Set<string>> {
+  const offeredTo = async () =>
+    (await stack.orm.em.fork().execute<{ rider_id: string }[]>('select rider_id from rider_offers where delivery_id = ?', [deliveryId])).map((o) => o.rider_id);
+  return new Set(await eventually(async () => ((await offeredTo()).length >= count ? offeredTo() : undefined), 10_000, what));
+}
+
 describe('cancelling', () => {
   it('cancels a pending delivery for free, and a second cancel answers it again', async () => {
     const partner = await livePartner();
@@ -130,15 +137,9 @@ describe('dispatch', () => {
     const riders = [];
     for (let i = 1; i <= 22; i++) riders.push(await makeRider(stack.orm, { lat: tamale.lat + i * 0.0009, lng: tamale.lng }, `Tamale Rider ${i}`));
     const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: tamale.lat, pickup_lng: tamale.lng, dropoff_lat: 9.42, dropoff_lng: -0.83 });
-    const offeredTo = async () =>
-      (await stack.orm.em.fork().execute<{ rider_id: string }[]>('select rider_id from rider_offers where delivery_id = ?', [created.id])).map(
-        (o) => o.rider_id,
-      );
-    const first = await eventually(async () => ((await offeredTo()).length >= 20 ? offeredTo() : undefined), 10_000, 'the first round');
-    expect(new Set(first)).toEqual(new Set(riders.slice(0, 20).map((r) => r.riderId)));
 
-    const widened = await eventually(async () => ((await offeredTo()).length === 22 ? offeredTo() : undefined), 10_000, 'the wider round');
-    expect(new Set(widened)).toEqual(new Set(riders.map((r) => r.riderId)));
+    expect(await offersOnceThereAre(created.id, 20, 'the first round')).toEqual(new Set(riders.slice(0, 20).map((r) => r.riderId)));
+    expect(await offersOnceThereAre(created.id, 22, 'the wider round')).toEqual(new Set(riders.map((r) => r.riderId)));
     await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
   });
 
@@ -151,15 +152,9 @@ describe('dispatch', () => {
     for (let i = 1; i <= 24; i++) crowd.push(await makeRider(stack.orm, { lat: ho.lat, lng: ho.lng + i * 0.00045 }, `Ho Rider ${i}`));
     const beyond = await makeRider(stack.orm, { lat: ho.lat + 0.018, lng: ho.lng }, 'Ho Rider Beyond');
     const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: ho.lat, pickup_lng: ho.lng, dropoff_lat: 6.61, dropoff_lng: 0.48 });
-    const offeredTo = async () =>
-      (await stack.orm.em.fork().execute<{ rider_id: string }[]>('select rider_id from rider_offers where delivery_id = ?', [created.id])).map(
-        (o) => o.rider_id,
-      );
-    const first = await eventually(async () => ((await offeredTo()).length >= 20 ? offeredTo() : undefined), 10_000, 'the first round');
-    expect(new Set(first)).toEqual(new Set(crowd.slice(0, 20).map((r) => r.riderId)));
 
-    const widened = await eventually(async () => ((await offeredTo()).length === 25 ? offeredTo() : undefined), 10_000, 'the wider round');
-    expect(new Set(widened)).toEqual(new Set([...crowd, beyond].map((r) => r.riderId)));
+    expect(await offersOnceThereAre(created.id, 20, 'the first round')).toEqual(new Set(crowd.slice(0, 20).map((r) => r.riderId)));
+    expect(await offersOnceThereAre(created.id, 25, 'the wider round')).toEqual(new Set([...crowd, beyond].map((r) => r.riderId)));
     await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
   });
 
