@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { Client } from '@temporalio/client';
 import type { Orm } from '../../db/orm';
 import { FAST_TIMINGS } from '../helpers/stack';
+import { ourProgram } from '../helpers/child-process';
 import { api } from '../helpers/http';
 
 export const ROOT = path.resolve(__dirname, '../..');
@@ -71,7 +72,7 @@ export class WebhookReceiver {
   }
 }
 
-/** A process of ours (`tsx <entry>`), its output kept in a log file for when a test fails. */
+/** A process of ours (one of its entry files), its output kept in a log file for when a test fails. */
 export interface ChildHandle {
   child: ChildProcess;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
@@ -79,17 +80,12 @@ export interface ChildHandle {
   stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-export function spawnTsx(entry: string, env: Record<string, string>, name: string): ChildHandle {
+export function spawnProgram(entry: string, env: Record<string, string>, name: string): ChildHandle {
   mkdirSync(LOG_DIR, { recursive: true });
   const logFile = path.join(LOG_DIR, `${name}-${process.pid}-${Date.now()}.log`);
-  // Its own process group: tsx runs the program in a child process, and SIGKILL must reach both.
-  const child = spawn(path.join(ROOT, 'node_modules', '.bin', 'tsx'), [entry], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
-  // tsx passes SIGTERM and SIGINT on to the program; SIGKILL goes to the whole group.
+  const { command, args, cwd } = ourProgram(entry);
+  // Its own process group, so SIGKILL also reaches anything the program started.
+  const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   return handleFor(child, logFile, (signal) =>
     signal === 'SIGKILL' ? process.kill(-(child.pid as number), 'SIGKILL') : child.kill(signal),
   );
@@ -116,7 +112,7 @@ function handleFor(child: ChildProcess, logFile: string, kill: (signal: NodeJS.S
 
 /** The worker as its own process, like `npm run worker`, on the given task queue. */
 export function spawnWorker(taskQueue: string, env: Record<string, string> = {}): ChildHandle {
-  return spawnTsx(
+  return spawnProgram(
     'workers/main.ts',
     {
       NODE_ENV: 'test',
@@ -243,7 +239,7 @@ export async function describeStuck(orm: Orm, temporal: Client, ids: string[]): 
 
 /** The API as its own process, like `npm run api`, on a loopback port. */
 export function spawnApi(port: number, env: Record<string, string> = {}): ChildHandle {
-  return spawnTsx(
+  return spawnProgram(
     'api/main.ts',
     {
       NODE_ENV: 'test',

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { capturingLogger } from '../helpers/captured-logs';
-import { exited } from '../helpers/child-process';
+import { exited, ourProgram } from '../helpers/child-process';
 import { api } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
 import { makePartner } from '../helpers/partners';
@@ -15,8 +15,6 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 // The production rules as an operator meets them: the processes themselves, started as the image
 // starts them, refuse a production start on stand-ins, or say loudly that they run on them.
 
-const root = path.resolve(__dirname, '../..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 const ENTRIES = { api: 'api/main.ts', worker: 'workers/main.ts' } as const;
 
 const dataDir = mkdtempSync(path.join(tmpdir(), 'production-settings-'));
@@ -31,7 +29,8 @@ afterAll(async () => {
 
 /** A process started from its entry file with only the given environment (and PATH). */
 function start(entry: string, env: Record<string, string>) {
-  const child = spawn(tsx, [entry], { cwd: root, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const { command, args, cwd } = ourProgram(entry);
+  const child = spawn(command, args, { cwd, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString('utf8')));

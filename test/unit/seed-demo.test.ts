@@ -1,13 +1,12 @@
 import { spawnSync } from 'node:child_process';
-import path from 'node:path';
-
-const root = path.resolve(__dirname, '../..');
+import { ourProgram } from '../helpers/child-process';
 
 describe('the demo seed of npm start', () => {
   it('seeds nothing in production: it does not even open the database', () => {
     // A database that cannot be reached: the seed would fail at once if it tried to write.
-    const seeded = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['scripts/seed-demo.ts'], {
-      cwd: root,
+    const { command, args, cwd } = ourProgram('scripts/seed-demo.ts');
+    const seeded = spawnSync(command, args, {
+      cwd,
       env: { PATH: process.env.PATH, NODE_ENV: 'production', DATABASE_URL: 'postgres://nobody@127.0.0.1:1/nothing' },
       encoding: 'utf8',
       timeout: 60_000,

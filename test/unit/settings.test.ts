@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import path from 'node:path';
+import { ourProgram } from '../helpers/child-process';
 import { loadSettings, sandboxedInProduction, sandboxWarning, SettingsError } from '../../config/settings';
 
 const base = { DATABASE_URL: 'postgres://u@localhost:5432/db' };
@@ -116,9 +116,9 @@ describe('settings', () => {
   });
 
   it.each(['api/main.ts', 'workers/main.ts'])('%s in production without its settings exits 78 with one line per missing setting', (entry) => {
-    const root = path.resolve(__dirname, '../..');
-    const started = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), [entry], {
-      cwd: root,
+    const { command, args, cwd } = ourProgram(entry);
+    const started = spawnSync(command, args, {
+      cwd,
       env: { PATH: process.env.PATH, NODE_ENV: 'production', PORT: '0' },
       encoding: 'utf8',
       timeout: 60_000,
