@@ -47,11 +47,18 @@ async function main(): Promise<void> {
   });
   // SIGINT/SIGTERM make run() stop polling and let running tasks finish (graceful drain).
   // Each queue's worker drains on the same signal; the process ends when all have.
+  let stopping: { signal: string; at: number } | undefined;
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => {
+      stopping ??= { signal, at: Date.now() };
+      logger.info('Worker stopping', { signal });
+    });
+  }
   const released = (await Promise.all(workers.map(({ worker }) => runWorker(worker)))).every(Boolean);
   await client.connection.close();
   if (released) await connection.close();
   await orm.close();
-  logger.info('Worker stopped');
+  logger.info('Worker stopped', { drainMs: stopping ? Date.now() - stopping.at : null });
   // The drain is done; the connection the SDK still holds is left to the process's end.
   if (!released) process.exit(0);
 }

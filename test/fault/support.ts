@@ -1,6 +1,6 @@
 /** What the fault tests share: a partner's webhook receiver, child processes, riders that retry. */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createWriteStream, mkdirSync } from 'node:fs';
+import { createWriteStream, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -77,7 +77,8 @@ export interface ChildHandle {
   child: ChildProcess;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   logFile: string;
-  stop(signal?: NodeJS.Signals): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Sends the signal and waits for the exit; with `withinMs`, fails (with the log's end) if it takes longer. */
+  stop(signal?: NodeJS.Signals, withinMs?: number): Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
 export function spawnProgram(entry: string, env: Record<string, string>, name: string): ChildHandle {
@@ -103,9 +104,21 @@ function handleFor(child: ChildProcess, logFile: string, kill: (signal: NodeJS.S
     child,
     exited,
     logFile,
-    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+    async stop(signal: NodeJS.Signals = 'SIGTERM', withinMs?: number) {
       if (child.exitCode === null && child.signalCode === null) kill(signal);
-      return exited;
+      if (withinMs === undefined) return exited;
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => {
+          const end = readFileSync(logFile, 'utf8').slice(-3_000);
+          reject(new Error(`pid ${child.pid} still running ${withinMs} ms after ${signal}; the end of ${logFile}:\n${end}`));
+        }, withinMs);
+      });
+      try {
+        return await Promise.race([exited, late]);
+      } finally {
+        clearTimeout(timer);
+      }
     },
   };
 }

@@ -25,7 +25,8 @@ afterAll(async () => {
 describe('a worker process killed in the middle of live deliveries', () => {
   it('finishes all 20 after a restart, with every webhook delivered and each debit made once', async () => {
     // Debits take 3 s to confirm, so some are still open when the worker dies.
-    const workerEnv = { SANDBOX_CONFIRM_MS: '3000' };
+    // Info logs (kept in the log file): a worker slow to stop shows whether it was still draining.
+    const workerEnv = { SANDBOX_CONFIRM_MS: '3000', LOG_LEVEL: 'info' };
     workers.push(spawnWorker(stack.settings.temporalTaskQueue, workerEnv));
 
     const partner = await makePartner(stack.orm);
@@ -112,7 +113,7 @@ describe('a worker process killed in the middle of live deliveries', () => {
     }
 
     // A worker asked to stop drains and exits cleanly.
-    const stopped = await workers[1]!.stop('SIGTERM');
+    const stopped = await workers[1]!.stop('SIGTERM', 30_000);
     expect(stopped.code).toBe(0);
   }, 240_000);
 });
