@@ -41,16 +41,20 @@ export interface LatLngBox {
 export const CELLS_PER_DEGREE = 200;
 
 /**
- * The grid cells a box touches, numbered as `riders.cell` numbers a rider's position
- * (db/migrations/Migration20261127000000_rider_pings.ts): floor(lat·200)·100000 + floor(lng·200).
+ * The grid cells a box touches, one band a row of cells: cells are numbered as `riders.cell`
+ * numbers a rider's position (db/migrations/Migration20261127000000_rider_pings.ts),
+ * floor(lat·200)·100000 + floor(lng·200), so a row's cells are the numbers from its first to its
+ * last. A 15 km box is 54 bands where it would be 3,000 cells.
  */
-export function cellsCovering(box: LatLngBox): number[] {
-  const cells: number[] = [];
+export function cellBands(box: LatLngBox): { first: number[]; last: number[] } {
   const row = (degrees: number) => Math.floor(degrees * CELLS_PER_DEGREE);
+  const first: number[] = [];
+  const last: number[] = [];
   for (let lat = row(box.south); lat <= row(box.north); lat++) {
-    for (let lng = row(box.west); lng <= row(box.east); lng++) cells.push(lat * 100_000 + lng);
+    first.push(lat * 100_000 + row(box.west));
+    last.push(lat * 100_000 + row(box.east));
   }
-  return cells;
+  return { first, last };
 }
 
 /** The box around `center` that holds every point within `radiusKm` of it. */
