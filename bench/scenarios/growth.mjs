@@ -76,15 +76,38 @@ async function atRate({ rate, seconds, warmupSeconds = Math.min(1, seconds) }, c
   return { rate, seconds, count, errors, ...(errors ? { failures } : {}), p50, p90, p99, max, slowest };
 }
 
-/** One request to the API; true when it answered `expected`, else what it answered. */
-async function request(apiUrl, method, route, { token, body, expected }) {
+/**
+ * One request to the API; true when it answered `expected`, else what it answered. `answered`
+ * gets the expected answer's body.
+ */
+async function request(apiUrl, method, route, { token, body, expected, answered }) {
   const response = await fetch(`${apiUrl}/api/v1${route}`, {
     method,
     headers: { ...(token ? { Authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await response.text();
-  return response.status === expected ? true : `${response.status} ${text.slice(0, 80)}`;
+  if (response.status !== expected) return `${response.status} ${text.slice(0, 80)}`;
+  answered?.(JSON.parse(text));
+  return true;
+}
+
+/**
+ * Cancels the bench's bookings through the API, a few at a time, so their workflows stop
+ * dispatching: left waiting, each would run a round a minute for 15 minutes, a load the next
+ * phase would carry and the one that made them did not. Resolves with how many were cancelled.
+ */
+async function cancelBookings(ctx, ids) {
+  let cancelled = 0;
+  const queue = [...ids];
+  const canceller = async () => {
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      const outcome = await request(ctx.apiUrl, 'POST', `/partner/deliveries/${id}/cancel`, { token: ctx.seed.apiKey, expected: 200 });
+      if (outcome === true) cancelled += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, canceller));
+  return cancelled;
 }
 
 /**
@@ -265,6 +288,7 @@ export async function growthScenario(ctx) {
       const rider = (i) => tokens[i % tokens.length];
       let jobs = [];
       let offered = 0;
+      const booked = [];
       return [
         {
           id: 'read',
@@ -351,9 +375,16 @@ export async function growthScenario(ctx) {
         {
           id: 'booking',
           name: 'POST /partner/deliveries',
-          // In Kumasi, far from every rider: the jobs wait and load the rest as little as they can.
+          // In Kumasi, far from every rider: the jobs wait and load the rest as little as they can,
+          // and are cancelled once the path is measured.
           rate: g.bookingRate,
-          call: () => request(ctx.apiUrl, 'POST', '/partner/deliveries', { token: apiKey, body: bookingBody(ACCRA.kumasi, ACCRA.kumasiDrop), expected: 201 }),
+          call: () =>
+            request(ctx.apiUrl, 'POST', '/partner/deliveries', {
+              token: apiKey,
+              body: bookingBody(ACCRA.kumasi, ACCRA.kumasiDrop),
+              expected: 201,
+              answered: (delivery) => booked.push(delivery.id),
+            }),
           explain: async (em) => {
             const account = await paymentMethods.accountToDebit(em, { partnerId, mode: 'live' }, undefined);
             const client = await explain.pool.connect();
@@ -364,6 +395,10 @@ export async function growthScenario(ctx) {
               await client.query('rollback');
               client.release();
             }
+          },
+          finish: async () => {
+            const made = booked.splice(0);
+            return { bookingsMade: made.length, bookingsCancelled: await cancelBookings(ctx, made) };
           },
         },
       ];

@@ -3,7 +3,15 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runBench } from '../helpers/bench';
 
-type Latency = { count: number; errors: number; p50: number | null; p99: number | null; offersPerCall?: number };
+type Latency = {
+  count: number;
+  errors: number;
+  p50: number | null;
+  p99: number | null;
+  offersPerCall?: number;
+  bookingsMade?: number;
+  bookingsCancelled?: number;
+};
 type Plan = { statement: string; plan: string; error?: string; findings: string[] };
 type Census = { deliveries: number; partners: number; riders: number };
 type Growth = {
@@ -64,6 +72,12 @@ describe('npm run bench -- --only growth', () => {
     const dispatch = growth.paths.find((p) => p.id === 'dispatch');
     expect(dispatch?.before.offersPerCall).toBeGreaterThan(0);
     expect(dispatch?.after.offersPerCall).toBeGreaterThan(0);
+    // Each phase cancels the bookings it made, so their dispatch rounds do not load the next.
+    const booking = growth.paths.find((p) => p.id === 'booking');
+    for (const side of ['before', 'after'] as const) {
+      expect(booking?.[side].bookingsMade).toBeGreaterThan(0);
+      expect(booking?.[side].bookingsCancelled).toBe(booking?.[side].bookingsMade);
+    }
 
     // Every path's statements, planned and run by PostgreSQL (EXPLAIN ANALYZE through auto_explain).
     for (const side of ['before', 'after'] as const) {
