@@ -41,7 +41,7 @@ const HELP = `npm run bench [-- options]
   --growth-own N          the bench partner's own deliveries, made first, for a deep page of its list (2000)
   --growth-rate N         requests a second on each path, before and after (40)
   --growth-booking-rate N bookings a second, before and after (10)
-  --growth-seconds N      measured seconds of each path, before and after (20; quick 5)
+  --growth-seconds N      measured seconds of each path, before and after (60; quick 5)
   --explain               print the plans of each path's statements (the results file has them always)
   --rate-limit-store S    postgres (the production default, and the bench's) or memory (development's)
                           (BENCH_RATE_LIMIT_STORE)
@@ -128,7 +128,7 @@ function parseOptions(argv) {
         own: pick('growth-own', 'BENCH_GROWTH_OWN', 2000, 2000),
         rate: pick('growth-rate', 'BENCH_GROWTH_RATE', 40, 40),
         bookingRate: pick('growth-booking-rate', 'BENCH_GROWTH_BOOKING_RATE', 10, 10),
-        seconds: pick('growth-seconds', 'BENCH_GROWTH_SECONDS', 20, 5),
+        seconds: pick('growth-seconds', 'BENCH_GROWTH_SECONDS', 60, 5),
       };
     })(),
     explain: Boolean(flags.explain) || process.env.BENCH_EXPLAIN === '1',
