@@ -47,10 +47,10 @@ async function main(): Promise<void> {
   });
   // SIGINT/SIGTERM make run() stop polling and let running tasks finish (graceful drain).
   // Each queue's worker drains on the same signal; the process ends when all have.
-  let stopping: { signal: string; at: number } | undefined;
+  let stoppingSince: number | undefined;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
-      stopping ??= { signal, at: Date.now() };
+      stoppingSince ??= Date.now();
       logger.info('Worker stopping', { signal });
     });
   }
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   await client.connection.close();
   if (released) await connection.close();
   await orm.close();
-  logger.info('Worker stopped', { drainMs: stopping ? Date.now() - stopping.at : null });
+  logger.info('Worker stopped', { drainMs: stoppingSince === undefined ? null : Date.now() - stoppingSince });
   // The drain is done; the connection the SDK still holds is left to the process's end.
   if (!released) process.exit(0);
 }
