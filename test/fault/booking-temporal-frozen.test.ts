@@ -13,10 +13,11 @@ import { deliveryStartOptions, deliveryWorkflowInput, taskQueueFor } from '../..
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
 import { ACCRA, book, bookingBody, commitBookingRow, registerAccount } from '../helpers/bookings';
 import { capturingLogger } from '../helpers/captured-logs';
+import { freePort } from '../helpers/free-port';
 import { api, eventually } from '../helpers/http';
 import { makePartner, makeRider } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { count, freePort, sleep } from './support';
+import { count, sleep } from './support';
 
 // The API reaches Temporal through a relay the test can freeze (connections stay open, nothing
 // comes back) and Postgres through one it can cut; the worker, and the booking sweeper's

@@ -4,7 +4,8 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
-import { freePort, spawnApi, spawnWorker, waitForHttp, WebhookReceiver, type ChildHandle } from './support';
+import { freePort } from '../helpers/free-port';
+import { spawnApi, spawnWorker, waitForHttp, WebhookReceiver, type ChildHandle } from './support';
 
 const children: ChildHandle[] = [];
 let photon: Server | undefined;

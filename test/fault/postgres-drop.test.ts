@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { initOrm, type Orm } from '../../db/orm';
+import { freePort } from '../helpers/free-port';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { bookingBody, registerAccount } from '../helpers/bookings';
@@ -8,7 +9,6 @@ import {
   count,
   describeStuck,
   dropConnections,
-  freePort,
   sleep,
   spawnApi,
   spawnWorker,

@@ -282,14 +282,3 @@ export async function waitForHttp(url: string, timeoutMs = 30_000): Promise<void
   }
   throw new Error(`${url} did not answer within ${timeoutMs / 1000} s`);
 }
-
-export async function freePort(): Promise<number> {
-  const { createServer: createNetServer } = await import('node:net');
-  return new Promise((resolve) => {
-    const server = createNetServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -4,13 +4,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { initOrm, type Orm } from '../../db/orm';
+import { freePort } from '../helpers/free-port';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { book, bookingBody, registerAccount } from '../helpers/bookings';
 import {
   count,
   describeStuck,
-  freePort,
   sleep,
   spawnApi,
   spawnWorker,

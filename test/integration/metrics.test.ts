@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import net, { type AddressInfo } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createLogger } from '../../config/logger';
 import { installTemporalLogger } from '../../workers/temporal-logger';
 import { book, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
+import { freePort } from '../helpers/free-port';
 import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
@@ -16,17 +17,6 @@ let receiver: Server;
 let receiverUrl: string;
 let workerMetricsUrl: string;
 const METRICS_TOKEN = 'metrics-token-for-the-scraper-0123456789';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A partner's callback endpoint: `/flaky` refuses the first try of each event, `/down` refuses every one. */
 async function startReceiver(): Promise<Server> {

@@ -1,11 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PHOTO_MAX_BYTES } from '../../api/services/handover';
 import { describeOnLinux, exited, spawned } from '../helpers/child-process';
+import { freePort } from '../helpers/free-port';
 import { eventually } from '../helpers/http';
 import { makeRider } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
@@ -20,15 +20,6 @@ const UPLOADS = 200;
 const MEMORY_CEILING_MB = 300;
 const COMPILED_DIR = process.env.TEST_COMPILED_DIR ?? path.resolve(__dirname, '../../dist');
 const COMPILED_API = path.join(COMPILED_DIR, 'api/main.js');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** A /proc/<pid>/status field in MB (VmRSS now, VmHWM the peak since the process started). */
 function memoryMb(pid: number, field: 'VmRSS' | 'VmHWM'): number {

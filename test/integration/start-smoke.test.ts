@@ -4,15 +4,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { confirmLinkIn, dashboardClient, mailsTo, pathOf, uniqueEmail } from '../helpers/dashboard';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../helpers/free-port';
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {

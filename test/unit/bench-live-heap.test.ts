@@ -1,17 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import net from 'node:net';
 import { once } from 'node:events';
 import { inspectFlags, liveHeapMb } from '../../bench/lib/live-heap.mjs';
 import { exited } from '../helpers/child-process';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../helpers/free-port';
 
 // A process that keeps 64 MB of arrays and 32 MB of buffers on `keep` and lets them go on
 // `drop`, answering each line.
