@@ -4,17 +4,17 @@ import helmet from 'helmet';
 import * as OpenApiValidator from 'express-openapi-validator';
 import swaggerUi from 'swagger-ui-express';
 import { createDashboardRouter } from './dashboard/router';
-import { hostRequired } from './client-errors';
+import { hostRequired } from './middleware/host-required';
 import type { AppDeps } from './deps';
 import { ApiError } from './errors';
 import { allowOnly } from './middleware/allow-only';
-import { errorHandler } from './middleware/errors';
+import { errorHandler } from './middleware/error-handler';
 import { integerQuery } from './middleware/integer-query';
 import { jsonBody } from './middleware/json-body';
 import { headAsGet } from './middleware/head-as-get';
-import { httpMetrics } from './middleware/metrics';
+import { httpMetrics } from './middleware/http-metrics';
 import { partnerAuth } from './middleware/partner-auth';
-import { stagedPhotoStorage } from './middleware/photo-staging';
+import { stagedPhotoStorage } from './rider/photo-staging';
 import {
   partnerIpRateLimit,
   partnerRateLimit,
@@ -26,24 +26,24 @@ import {
 } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
 import { riderAuth } from './middleware/rider-auth';
-import { uploadSlots } from './middleware/upload-slots';
+import { uploadSlots } from './rider/upload-slots';
 import { buildOpenApiDocument, forRequestValidation } from './openapi/document';
 import { FORMATS } from './openapi/formats';
 import { rememberOpenApiRouteMatchers } from './openapi/route-matchers';
-import { createDeliveriesRouter } from './routes/deliveries';
-import { createHealthRouter } from './routes/health';
-import { createMetricsRouter } from './routes/metrics';
-import { createPaymentMethodsRouter } from './routes/payment-methods';
-import { createPaystackCallbackRouter } from './routes/paystack-callback';
-import { createPlacesRouter } from './routes/places';
-import { createQuotesRouter } from './routes/quotes';
-import { createRiderRouter } from './routes/rider';
-import { createRiderAppRouter } from './routes/rider-app';
-import { createRiderSignInRouter } from './routes/rider-sign-in';
-import { createTrackPageRouter } from './routes/track-page';
-import { createTrackingRouter, publicCors } from './routes/tracking';
-import { createWebhookRouter } from './routes/webhook';
-import { PHOTO_MAX_BYTES } from './services/handover';
+import { createDeliveriesRouter } from './partner/deliveries-routes';
+import { createHealthRouter } from './ops/health-routes';
+import { createMetricsRouter } from './ops/metrics-routes';
+import { createPaymentMethodsRouter } from './partner/payment-methods-routes';
+import { createPaystackCallbackRouter } from './gateway/paystack-callback-routes';
+import { createPlacesRouter } from './public/places-routes';
+import { createQuotesRouter } from './partner/quotes-routes';
+import { createRiderRouter } from './rider/rider-routes';
+import { createRiderAppRouter } from './public/rider-app-routes';
+import { createRiderSignInRouter } from './rider/sign-in-routes';
+import { createTrackPageRouter } from './public/track-page-routes';
+import { createTrackingRouter, publicCors } from './public/tracking-routes';
+import { createWebhookRouter } from './partner/webhook-routes';
+import { PHOTO_MAX_BYTES } from '../domain/limits';
 
 export const API_PREFIX = '/api/v1';
 

@@ -10,7 +10,7 @@ import { LocalFilePhotos } from '../integrations/storage/local-files';
 import { selectCallMasking } from '../integrations/calling/select';
 import { callSessionStore, proxySessionStore } from '../db/call-sessions';
 import { createApp } from './app';
-import { answerMalformedRequests } from './client-errors';
+import { answerMalformedRequests } from './middleware/host-required';
 
 /** `npm run api`: one API process; run as many as the load needs behind a balancer. */
 async function main(): Promise<void> {

@@ -6,3 +6,7 @@ export const LIMITS = { address: 300, name: 100, description: 500, label: 100, s
 
 /** The shortest password the dashboard and `ops partner:create` take. */
 export const PASSWORD_MIN = 10;
+
+/** Photo types and size accepted as proof of hand-over (the upload parser enforces the size: 413). */
+export const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
+export const PHOTO_MAX_BYTES = 5 * 1024 * 1024;

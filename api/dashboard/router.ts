@@ -4,23 +4,23 @@ import cookieParser from 'cookie-parser';
 import helmet from 'helmet';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
-import { isUnavailable } from '../middleware/errors';
+import { isUnavailable } from '../middleware/error-handler';
 import { createAccountService } from './accounts';
 import { dashboardCsrf } from './csrf';
 import { createMailer } from '../../integrations/email/mailer';
-import { authRateLimit } from './rate-limit';
-import { errorPage } from '../../web/dashboard/errors';
-import { confirmFirstPage } from '../../web/dashboard/password';
+import { authRateLimit } from './form-rate-limit';
+import { errorPage } from '../../web/dashboard/error-page';
+import { confirmFirstPage } from '../../web/dashboard/password-page';
 import type { PageContext } from '../../web/dashboard/layout';
 import { pageOf, render, saveSession } from './respond';
-import { createAccountRoutes } from './routes/account';
-import { createAuthRoutes } from './routes/auth';
-import { createDeliveryRoutes } from './routes/deliveries';
-import { createKeyRoutes } from './routes/keys';
-import { createOverviewRoutes } from './routes/overview';
-import { createPasswordRoutes } from './routes/password';
-import { createPaymentMethodRoutes } from './routes/payment-methods';
-import { createWebhookRoutes } from './routes/webhook';
+import { createAccountRoutes } from './routes/account-pages';
+import { createAuthRoutes } from './routes/auth-pages';
+import { createDeliveryRoutes } from './routes/deliveries-pages';
+import { createKeyRoutes } from './routes/keys-pages';
+import { createOverviewRoutes } from './routes/overview-page';
+import { createPasswordRoutes } from './routes/password-pages';
+import { createPaymentMethodRoutes } from './routes/payment-methods-pages';
+import { createWebhookRoutes } from './routes/webhook-pages';
 import { loadCookieSecret } from './secret';
 import { dashboardSession, SESSION_COOKIE } from './session';
 
@@ -146,7 +146,7 @@ export function createDashboardRouter(deps: AppDeps): Router {
 /**
  * Live mode and Mobile Money accounts (whose registration runs the network's holder-name check)
  * wait until the email address is confirmed: an account anyone can open with someone else's
- * address must not move money or learn names. Keys are refused on their own page (routes/keys.ts).
+ * address must not move money or learn names. Keys are refused on their own page (routes/keys-pages.ts).
  */
 function confirmedOnly(req: Request, res: Response, next: NextFunction): void {
   const ctx = pageOf(res);

@@ -1,6 +1,6 @@
 import express, { type RequestHandler } from 'express';
 import typeis from 'type-is';
-import { JSON_BODY_LIMIT_BYTES } from '../body-limit';
+import { JSON_BODY_LIMIT_BYTES } from './body-limit';
 import { requireUtf8 } from './utf8-body';
 
 /** The media types read as JSON: `application/json` and `application/<anything>+json`. */

@@ -32,7 +32,7 @@ export interface ProxySessionStore {
 /**
  * The masked-calling provider did not answer, or answered with an error. Its message says
  * "unavailable", which the API's error handler answers as 503 `unavailable` (isUnavailable in
- * api/middleware/errors.ts): the rider app retries, as it would for a database outage.
+ * api/middleware/error-handler.ts): the rider app retries, as it would for a database outage.
  */
 export class CallProviderUnavailableError extends Error {
   constructor(message: string) {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, GracefulShutdownPeriodExpiredError, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
-import { answerMalformedRequests } from '../../api/client-errors';
+import { answerMalformedRequests } from '../../api/middleware/host-required';
 import type { AppDeps } from '../../api/deps';
 import type { ActivityDeps } from '../../activities/deps';
 import { createLogger } from '../../config/logger';

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PHOTO_MAX_BYTES } from '../../api/services/handover';
+import { PHOTO_MAX_BYTES } from '../../domain/limits';
 import { describeOnLinux, exited, spawned } from '../helpers/child-process';
 import { freePort } from '../helpers/free-port';
 import { eventually } from '../helpers/http';

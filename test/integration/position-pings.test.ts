@@ -1,6 +1,6 @@
 import { initOrm, type Orm } from '../../db/orm';
 import { poolQuery } from '../../db/pool-query';
-import { PositionPings } from '../../api/services/position-pings';
+import { PositionPings } from '../../api/rider/position-pings';
 import { makeRider } from '../helpers/partners';
 
 /** Where Postgres has each rider now. */

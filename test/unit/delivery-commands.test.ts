@@ -2,7 +2,7 @@ import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@te
 import { ApplicationFailure } from '@temporalio/common';
 import type { Settings } from '../../config/settings';
 import { ApiError } from '../../api/errors';
-import { sendDeliveryUpdate, UNPROCESSED_TRIES } from '../../api/services/delivery-commands';
+import { sendDeliveryUpdate, UNPROCESSED_TRIES } from '../../api/temporal/delivery-updates';
 import { FAILURE, type DeliveryState } from '../../workflows/messages';
 
 // Only the calls sendDeliveryUpdate makes of a Temporal client: a handle, and a deadline around the calls.

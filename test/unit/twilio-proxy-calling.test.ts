@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { isUnavailable } from '../../api/middleware/errors';
+import { isUnavailable } from '../../api/middleware/error-handler';
 import { CallProviderUnavailableError, TwilioProxyCalling, type ProxySessionKey, type ProxySessionRecord, type ProxySessionStore } from '../../integrations/calling/twilio-proxy';
 import { startTwilioProxyFake, type TwilioProxyFake } from '../fakes/twilio-proxy-fake';
 

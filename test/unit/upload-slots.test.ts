@@ -1,8 +1,8 @@
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
-import { errorHandler } from '../../api/middleware/errors';
-import { uploadSlots } from '../../api/middleware/upload-slots';
+import { errorHandler } from '../../api/middleware/error-handler';
+import { uploadSlots } from '../../api/rider/upload-slots';
 import { createLogger } from '../../config/logger';
 
 // One slot and a short wait: an upload that cannot get a slot in time is answered 503 in the

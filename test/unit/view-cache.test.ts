@@ -1,4 +1,4 @@
-import { VersionedViewCache } from '../../api/services/view-cache';
+import { VersionedViewCache } from '../../api/view-cache';
 
 describe('VersionedViewCache', () => {
   it('answers only for the version the bytes were built from', () => {

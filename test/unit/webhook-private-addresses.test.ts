@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { setWebhookUrl } from '../../api/services/webhook-settings';
+import { setWebhookUrl } from '../../api/partner/webhook-settings';
 import { createLogger } from '../../config/logger';
 import { loadSettings, webhooksMayReachPrivateAddresses, type Settings } from '../../config/settings';
 import { activityDeps } from '../../workers/activity-deps';

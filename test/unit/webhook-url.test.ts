@@ -1,5 +1,5 @@
-import { checkWebhookUrl } from '../../api/services/webhook-url';
-import { urlProblem } from '../../api/dashboard/routes/webhook';
+import { checkWebhookUrl } from '../../api/partner/webhook-url-check';
+import { urlProblem } from '../../api/dashboard/routes/webhook-pages';
 import { ApiError } from '../../api/errors';
 
 async function refusal(url: string, production = true): Promise<ApiError> {

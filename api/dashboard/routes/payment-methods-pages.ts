@@ -4,11 +4,11 @@ import { PROVIDERS, type MobileMoneyProvider } from '../../../integrations/mobil
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
 import { LIMITS } from '../../../domain/limits';
-import { listPaymentMethods, registerPaymentMethod, removePaymentMethod, setDefaultPaymentMethod } from '../../services/payment-methods';
+import { listPaymentMethods, registerPaymentMethod, removePaymentMethod, setDefaultPaymentMethod } from '../../partner/payment-method-service';
 import type { FieldErrors } from '../../../web/dashboard/forms';
-import { networkName, paymentMethodsPage } from '../../../web/dashboard/payment-methods';
+import { networkName, paymentMethodsPage } from '../../../web/dashboard/payment-methods-page';
 import { paymentMethodChangeLimit } from '../../middleware/rate-limit';
-import { dashboardLimit } from '../rate-limit';
+import { dashboardLimit } from '../form-rate-limit';
 import { characters, formValues, pageOf, redirectWith, render } from '../respond';
 
 /** Mobile Money accounts: register (with the network's name check), make default, remove. */

@@ -3,7 +3,7 @@ import { ApiError, envelope } from '../errors';
 import { FORMAT_MESSAGES } from '../openapi/formats';
 import { NOT_BLANK } from '../openapi/schemas';
 import { UUID_PATTERN } from '../../domain/uuid';
-import { PHOTO_MAX_BYTES } from '../services/handover';
+import { PHOTO_MAX_BYTES } from '../../domain/limits';
 import { INVALID_UTF8 } from './utf8-body';
 import type { Logger } from '../../config/logger';
 
@@ -59,7 +59,7 @@ export function isUnavailable(error: unknown): boolean {
   if (e.name === 'ConnectionException' || e.name === 'ServiceError' || e.name === 'TransportError') return true;
   // A masked-calling provider that did not answer (integrations/calling/).
   if (e.name === 'CallProviderUnavailableError') return true;
-  // An update whose call ran out of the API's deadline (api/services/temporal-deadline.ts).
+  // An update whose call ran out of the API's deadline (api/temporal/deadline.ts).
   if (e.name === 'WorkflowUpdateRPCTimeoutOrCancelledError') return true;
   // gRPC 14 UNAVAILABLE; 4 DEADLINE_EXCEEDED: Temporal did not answer within the API's deadline.
   if (e.code === 14 || e.code === 4 || e.code === 'ECONNREFUSED' || e.code === 'ECONNRESET' || e.code === '57P01' || e.code === '57P03') return true;

@@ -6,11 +6,11 @@ import type { KeyMode } from '../../../domain/api-key';
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
 import { LIMITS } from '../../../domain/limits';
-import { loadWebhookDeliveries } from '../../services/webhook-log';
-import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../services/webhook-settings';
-import { PAGE_SIZE, webhookPage } from '../../../web/dashboard/webhook';
+import { loadWebhookDeliveries } from '../../partner/webhook-log-view';
+import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../partner/webhook-settings';
+import { PAGE_SIZE, webhookPage } from '../../../web/dashboard/webhook-page';
 import { redeliveryLimit, webhookTestLimit } from '../../middleware/rate-limit';
-import { dashboardLimit } from '../rate-limit';
+import { dashboardLimit } from '../form-rate-limit';
 import { characters, formValues, pageOf, pageOffset, redirectWith, render, safeDashboardPath } from '../respond';
 
 /** The URL check's findings, said as what to do about them. */

@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { priceRoute, quoteView } from '../../domain/pricing';
 import type { AppDeps } from '../deps';
 import type { QuoteRequest } from '../openapi/schemas';
-import { routeOf } from '../services/bookings';
+import { routeOf } from './booking-service';
 
 /** POST /partner/quotes: the same pricing function as booking, over the whole route. */
 export function createQuotesRouter({ routing }: AppDeps): Router {

@@ -10,8 +10,8 @@ import type { KeyMode } from '../../domain/api-key';
 import { deliveryTimings } from '../../domain/timings';
 import { taskQueueFor } from '../../workflows/delivery/start';
 import { webhookRedeliveryWorkflow } from '../../workflows/webhook-redelivery';
-import { withinTemporalDeadline } from './temporal-deadline';
-import { checkWebhookUrl } from './webhook-url';
+import { withinTemporalDeadline } from '../temporal/deadline';
+import { checkWebhookUrl } from './webhook-url-check';
 
 /** Callback settings of one partner in one mode, shared by the partner API and the dashboard. */
 

@@ -5,8 +5,8 @@ import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
 import { partnerOf } from '../middleware/partner-auth';
 import { redeliveryLimit } from '../middleware/rate-limit';
-import { loadWebhookDeliveries } from '../services/webhook-log';
-import { setWebhookUrl, startWebhookSend } from '../services/webhook-settings';
+import { loadWebhookDeliveries } from './webhook-log-view';
+import { setWebhookUrl, startWebhookSend } from './webhook-settings';
 
 /** Callback URL settings, the callback log and redelivery. */
 export function createWebhookRouter(deps: AppDeps): Router {

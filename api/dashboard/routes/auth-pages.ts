@@ -2,11 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { LIMITS, PASSWORD_MIN } from '../../../domain/limits';
 import type { AccountService } from '../accounts';
-import { checkEmailPage, claimSignUpPage, confirmedPage, logInPage, resendPage, signUpPage } from '../../../web/dashboard/auth';
+import { checkEmailPage, claimSignUpPage, confirmedPage, logInPage, resendPage, signUpPage } from '../../../web/dashboard/auth-pages';
 import type { FieldErrors } from '../../../web/dashboard/forms';
 import { characters, formValues, isEmailAddress, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 import { SESSION_COOKIE } from '../session';
-import { newPasswordProblem, passwordOf } from './password';
+import { newPasswordProblem, passwordOf } from './password-pages';
 
 /** A new session for the partner: a new id, so an id planted before it (session fixation) is worthless. */
 async function logIn(req: Request, partnerId: string): Promise<void> {

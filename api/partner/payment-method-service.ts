@@ -6,7 +6,7 @@ import * as paymentMethods from '../../db/payment-methods';
 import type { AccountOwner } from '../../db/payment-methods';
 import { GatewayUnavailableError, type MobileMoneyGateway, type MobileMoneyProvider } from '../../integrations/mobile-money/gateway';
 import { ApiError } from '../errors';
-import { bindClaimedKey, type IdempotencyClaim } from '../middleware/idempotency';
+import { bindClaimedKey, type IdempotencyClaim } from './idempotency';
 import { isKnownGhanaNumber } from '../openapi/formats';
 
 /**

@@ -7,8 +7,8 @@ import { deliveryView } from '../../../domain/delivery-view';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../domain/lifecycle';
 import type { AppDeps } from '../../deps';
 import { ApiError, requireUuid } from '../../errors';
-import { loadWebhookDeliveries } from '../../services/webhook-log';
-import { deliveriesPage, deliveryPage, PAGE_SIZE } from '../../../web/dashboard/deliveries';
+import { loadWebhookDeliveries } from '../../partner/webhook-log-view';
+import { deliveriesPage, deliveryPage, PAGE_SIZE } from '../../../web/dashboard/deliveries-page';
 import { pageOf, pageOffset, render } from '../respond';
 
 /** The delivery list (filtered by status) and one delivery with its trail, callbacks and texts. */

@@ -4,7 +4,7 @@ import type { Settings } from '../../config/settings';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { FAILURE, type DeliveryState } from '../../workflows/messages';
 import { ApiError } from '../errors';
-import { withinTemporalDeadline } from './temporal-deadline';
+import { withinTemporalDeadline } from './deadline';
 
 /**
  * What a command makes of a delivery whose workflow had already ended when the command reached it

@@ -5,7 +5,7 @@ import { html, type Html } from './html';
 import { copyField } from './copy';
 import { badge, cedis, statusText, when } from './format';
 import { layout, type PageContext } from './layout';
-import { callbackLog } from './webhook-log';
+import { callbackLog } from './webhook-log-page';
 
 export const PAGE_SIZE = 20;
 

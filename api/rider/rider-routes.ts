@@ -3,55 +3,25 @@ import * as deliveries from '../../db/deliveries';
 import * as deliveryStops from '../../db/delivery-stops';
 import * as offers from '../../db/offers';
 import * as riders from '../../db/riders';
-import type { JobForStep, RiderJobView, RiderPosition } from '../../db/riders';
-import { ACTIVE_FOR_RIDER, FINAL_DROP, stepRefusal, type DeliveryStatus } from '../../domain/lifecycle';
+import type { JobForStep, RiderPosition } from '../../db/riders';
+import { FINAL_DROP, stepRefusal, type DeliveryStatus } from '../../domain/lifecycle';
 import { distanceKm } from '../../domain/pricing';
 import { isoZ } from '../../domain/delivery-view';
 import { acceptUpdate, completeStopUpdate, deliverUpdate, departUpdate, pickupUpdate } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
 import { riderOf } from '../middleware/rider-auth';
-import { endJobCalls, openJobCall } from '../services/call-sessions';
-import { sendDeliveryUpdate } from '../services/delivery-commands';
-import { checkHandoverProof } from '../services/handover';
-import { PositionPings } from '../services/position-pings';
-
-/** The statuses in which a rider may call the job's recipients (through a masked number). */
+import { createJobView } from './job-view';
+import { sendDeliveryUpdate } from '../temporal/delivery-updates';
+import { checkHandoverProof } from './handover-proof';
+import { PositionPings } from './position-pings';
 
 /** The rider app's API (DESIGN section 10). The rider token is checked in app.ts, before the body is read. */
 export function createRiderRouter(deps: AppDeps): Router {
   const { orm } = deps;
   const router = Router();
 
-  /**
-   * The job as the rider app shows it: the delivery and its additional stops, each recipient with
-   * a masked number to call (`call`) while the job is active, never their own number.
-   */
-  async function jobView(deliveryId: string, riderId: string): Promise<RiderJobView> {
-    const found = await riders.jobView(orm.em, deliveryId);
-    if (!found) throw ApiError.notFound('Unknown delivery');
-    const { job, recipients, riderPhone } = found;
-    const calls = new Map<number, { via: string; expires_at: string } | null>();
-    if (ACTIVE_FOR_RIDER.includes(job.status as DeliveryStatus)) {
-      // Every recipient's session at once: the rider app reads its job every few seconds.
-      const sessions = await Promise.all(
-        recipients.map((recipient) =>
-          openJobCall(deps, { jobId: deliveryId, stopIndex: recipient.index, riderId, riderPhone, recipientPhone: recipient.phone }),
-        ),
-      );
-      sessions.forEach((session, i) => {
-        if (session) calls.set(recipients[i]!.index, { via: session.proxyNumber, expires_at: session.expiresAt.toISOString() });
-      });
-    } else {
-      // The job is over (or not yet the rider's): whatever was handed out stops bridging now.
-      await endJobCalls(deps, deliveryId);
-    }
-    return {
-      ...job,
-      call: calls.get(FINAL_DROP) ?? null,
-      stops: job.stops.map((stop) => ({ ...stop, call: calls.get(stop.index as number) ?? null })),
-    };
-  }
+  const jobView = createJobView(deps);
 
   const statusOf = (deliveryId: string) => () => deliveries.statusOf(orm.em.fork(), deliveryId);
 

@@ -5,7 +5,7 @@ import type { KeyMode } from '../../../domain/api-key';
 import { ApiError, requireUuid } from '../../errors';
 import { LIMITS } from '../../../domain/limits';
 import type { FieldErrors } from '../../../web/dashboard/forms';
-import { keysPage } from '../../../web/dashboard/keys';
+import { keysPage } from '../../../web/dashboard/keys-page';
 import { characters, formValues, pageOf, redirectWith, render, saveSession } from '../respond';
 
 /** Creating (secret shown once), listing and revoking API keys. */

@@ -6,14 +6,14 @@ import { cancelUpdate } from '../../workflows/messages';
 import { sandboxedInProduction } from '../../config/settings';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
-import { idempotencyClaimOf, idempotent } from '../middleware/idempotency';
+import { idempotencyClaimOf, idempotent } from './idempotency';
 import { partnerOf } from '../middleware/partner-auth';
-import { storableText } from '../middleware/storable-text';
+import { storableText } from './storable-text';
 import type { BookingRequest } from '../openapi/schemas';
-import { createBookingService } from '../services/bookings';
-import { endJobCalls } from '../services/call-sessions';
-import { refuseEnded, sendDeliveryUpdate } from '../services/delivery-commands';
-import { VersionedViewCache, sendJsonBytes } from '../services/view-cache';
+import { createBookingService } from './booking-service';
+import { endJobCalls } from '../masked-calls';
+import { refuseEnded, sendDeliveryUpdate } from '../temporal/delivery-updates';
+import { VersionedViewCache, sendJsonBytes } from '../view-cache';
 
 /** Booking, listing, fetching and cancelling a partner's deliveries. */
 export function createDeliveriesRouter(deps: AppDeps): Router {

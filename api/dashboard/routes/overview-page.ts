@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { accountProgress } from '../../../db/dashboard-reads';
 import type { AppDeps } from '../../deps';
-import { overviewPage } from '../../../web/dashboard/home';
+import { overviewPage } from '../../../web/dashboard/home-page';
 import { pageOf, render } from '../respond';
 
 /** The landing page: where the account stands on the way to its first delivery. */

@@ -4,7 +4,7 @@ import * as idempotency from '../../db/idempotency';
 import type { PoolQuery } from '../../db/pool-query';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
-import { partnerOf } from './partner-auth';
+import { partnerOf } from '../middleware/partner-auth';
 
 /** How long a duplicate waits for the first request still running. */
 const WAIT_FOR_FIRST_MS = 30_000;

@@ -6,8 +6,8 @@ import { deliveryReference } from '../../domain/reference';
 import { firstNameAndInitial } from '../../domain/redaction';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
-import { ETA_REFRESH_SECONDS, etaFor, type EtaStop } from '../services/eta';
-import { VersionedViewCache, sendJsonBytes } from '../services/view-cache';
+import { ETA_REFRESH_SECONDS, etaFor, type EtaStop } from './tracking-eta';
+import { VersionedViewCache, sendJsonBytes } from '../view-cache';
 
 /** The public view is the one surface any web page may read: any origin, no credentials. */
 export function publicCors(req: Request, res: Response, next: NextFunction): void {

@@ -3,7 +3,7 @@ import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
 import { PostgresRateLimitStore } from '../middleware/rate-limit-store';
-import { errorPage } from '../../web/dashboard/errors';
+import { errorPage } from '../../web/dashboard/error-page';
 import { pageOf, render } from './respond';
 
 /**

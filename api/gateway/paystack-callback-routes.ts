@@ -5,10 +5,10 @@ import { isUuid } from '../../domain/uuid';
 import { parsePaystackEvent, verifyPaystackSignature } from '../../integrations/mobile-money/paystack';
 import { paymentSettledSignal } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
-import { JSON_BODY_LIMIT_BYTES } from '../body-limit';
+import { JSON_BODY_LIMIT_BYTES } from '../middleware/body-limit';
 import { ApiError } from '../errors';
 import { allowOnly } from '../middleware/allow-only';
-import { withinTemporalDeadline } from '../services/temporal-deadline';
+import { withinTemporalDeadline } from '../temporal/deadline';
 
 /**
  * Paystack's `charge.success` / `charge.failed` callback. The signature is checked over the raw

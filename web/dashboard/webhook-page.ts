@@ -4,7 +4,7 @@ import { html, type Html } from './html';
 import { copyField } from './copy';
 import { errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';
-import { callbackLog } from './webhook-log';
+import { callbackLog } from './webhook-log-page';
 
 /** Callbacks per page of the log. */
 export const PAGE_SIZE = 20;

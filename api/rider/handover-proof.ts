@@ -2,14 +2,12 @@ import { createReadStream } from 'node:fs';
 import type { Request } from 'express';
 import * as handoverPhotos from '../../db/handover-photos';
 import { FINAL_DROP, hashHandoverCode } from '../../domain/handover-code';
+import { PHOTO_TYPES } from '../../domain/limits';
 import type { HandoverProof } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
-import type { StagedUpload } from '../middleware/photo-staging';
+import type { StagedUpload } from './photo-staging';
 
-/** Photo types and size accepted as proof of hand-over (the upload parser enforces the size: 413). */
-export const PHOTO_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
-export const PHOTO_MAX_BYTES = 5 * 1024 * 1024;
 
 /**
  * The photo's type by its leading bytes, or null when it is none of the accepted ones. The bytes

@@ -14,10 +14,10 @@ import { deliveryStartOptions, deliveryWorkflowInput } from '../../workflows/del
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
 import { bookingStartFailures, deliveriesBooked } from '../metrics';
-import { bindClaimedKey, unbindClaimedKey, type IdempotencyClaim } from '../middleware/idempotency';
+import { bindClaimedKey, unbindClaimedKey, type IdempotencyClaim } from './idempotency';
 import type { PartnerAuth } from '../middleware/partner-auth';
 import type { BookingRequest } from '../openapi/schemas';
-import { withinTemporalDeadline } from './temporal-deadline';
+import { withinTemporalDeadline } from '../temporal/deadline';
 
 /** How far ahead a delivery may be booked. */
 const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;

@@ -1,6 +1,6 @@
-import type { CallSession, OpenCallSession } from '../../integrations/calling/masking';
-import type { AppDeps } from '../deps';
-import { isUnavailable } from '../middleware/errors';
+import type { CallSession, OpenCallSession } from '../integrations/calling/masking';
+import type { AppDeps } from './deps';
+import { isUnavailable } from './middleware/error-handler';
 
 /**
  * A rider's masked-call sessions, around answers that have already done their work (a rider's

@@ -4,12 +4,12 @@ import * as paymentMethods from '../../db/payment-methods';
 import { isoZ } from '../../domain/delivery-view';
 import type { AppDeps } from '../deps';
 import { requireUuid } from '../errors';
-import { idempotencyClaimOf, idempotent } from '../middleware/idempotency';
+import { idempotencyClaimOf, idempotent } from './idempotency';
 import { partnerOf } from '../middleware/partner-auth';
 import { paymentMethodChangeLimit } from '../middleware/rate-limit';
-import { storableText } from '../middleware/storable-text';
+import { storableText } from './storable-text';
 import type { PaymentMethodRequest } from '../openapi/schemas';
-import { listPaymentMethods, registerPaymentMethod, removePaymentMethod } from '../services/payment-methods';
+import { listPaymentMethods, registerPaymentMethod, removePaymentMethod } from './payment-method-service';
 
 /** The Mobile Money account resource; no provider-internal data ever leaves. */
 export function paymentMethodView(account: PaymentMethod) {
