@@ -12,6 +12,13 @@ const PURE_BUILT_INS = ['^(node:)?crypto$'];
 module.exports = {
   forbidden: [
     {
+      name: 'no-circular',
+      comment: 'A circle of imports ties its files into one unit no layer rule can order (type-only imports count too).',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
       name: 'workflows-stay-deterministic',
       comment: 'Workflow code imports only workflows/, domain/, @temporalio/workflow and @temporalio/common (type-only imports excepted).',
       severity: 'error',

@@ -1,7 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import * as bookings from '../db/bookings';
-import { deliveryWorkflow } from '../workflows/delivery';
 import { deliveryStartOptions, deliveryWorkflowInput } from '../workflows/delivery/start';
+import { DELIVERY_WORKFLOW_TYPE, type DeliveryWorkflow } from '../workflows/messages';
 import type { ActivityDeps } from './deps';
 import { workerMetrics } from './metrics';
 
@@ -31,7 +31,8 @@ export function createBookingSweepActivities({ orm, temporal, logger, settings }
       settings,
     );
     try {
-      await temporal.workflow.start(deliveryWorkflow, {
+      // By name: importing the workflow would make activities/ and workflows/ import each other.
+      await temporal.workflow.start<DeliveryWorkflow>(DELIVERY_WORKFLOW_TYPE, {
         ...deliveryStartOptions(input, liveQueue),
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
         // A run that closed without claiming the row did nothing (the claim is its first step),

@@ -45,6 +45,13 @@ export interface StopHandoverAction extends HandoverAction {
   index: number;
 }
 
+/**
+ * The delivery workflow's type name and signature, for starting it by name: code outside
+ * workflows/ need not import the workflow itself (and the activities it imports).
+ */
+export const DELIVERY_WORKFLOW_TYPE = 'deliveryWorkflow';
+export type DeliveryWorkflow = (input: DeliveryWorkflowInput) => Promise<DeliveryState>;
+
 export interface DeliveryState {
   status: DeliveryStatus;
   paymentStatus: PaymentStatus;

@@ -1,12 +1,6 @@
 import { ActivityFailure, ApplicationFailure, condition } from '@temporalio/workflow';
-import type { PaymentStatus } from '../../domain/lifecycle';
 import { DEBIT_STORE_UNAVAILABLE } from '../messages';
-import type { Delivery } from './state';
-
-type DebitAnswer = { state: PaymentStatus; reason?: string };
-
-/** What the workflow records: the outcome, and whether the gateway gave its word on it. */
-export type DebitOutcome = DebitAnswer & { confirmed: boolean };
+import type { DebitAnswer, DebitOutcome, Delivery } from './state';
 
 /**
  * The debit, beside dispatch and never blocking it: requested, then confirmed by the gateway's

@@ -4,8 +4,14 @@ import type { LatLng } from '../../domain/geo';
 import type { VerificationMethod } from '../../domain/lifecycle';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { deliveryTimings, type DeliveryTimings } from '../../domain/timings';
-import { DeliveryReferenceKey, DeliveryStatusKey, PartnerIdKey, PaymentStatusKey, type DeliveryWorkflowInput } from '../messages';
-import type { deliveryWorkflow } from './workflow';
+import {
+  DeliveryReferenceKey,
+  DeliveryStatusKey,
+  PartnerIdKey,
+  PaymentStatusKey,
+  type DeliveryWorkflow,
+  type DeliveryWorkflowInput,
+} from '../messages';
 
 /**
  * How a delivery's workflow is started. Two callers start it, the API right after it commits a
@@ -58,7 +64,7 @@ export function taskQueueFor(liveQueue: string, mode: KeyMode): string {
 }
 
 /** The workflow's id, task queue (its mode's, beside `liveQueue`), input and the search attributes it begins with. */
-export function deliveryStartOptions(input: DeliveryWorkflowInput, liveQueue: string): WorkflowStartOptions<typeof deliveryWorkflow> {
+export function deliveryStartOptions(input: DeliveryWorkflowInput, liveQueue: string): WorkflowStartOptions<DeliveryWorkflow> {
   return {
     workflowId: deliveryWorkflowId(input.deliveryId),
     taskQueue: taskQueueFor(liveQueue, input.mode),

@@ -13,11 +13,15 @@ import {
 } from '../messages';
 import type { DeliveryActivities } from './activities';
 import { HandoverCodes } from './handover-codes';
-import type { DebitOutcome } from './payment';
 import { Recorder } from './recorder';
 import { refusal } from './refusal';
 
 export type PaymentOutcome = { state: 'paid' | 'failed'; reason?: string };
+
+export type DebitAnswer = { state: PaymentStatus; reason?: string };
+
+/** What the workflow records: the outcome, and whether the gateway gave its word on it. */
+export type DebitOutcome = DebitAnswer & { confirmed: boolean };
 
 /**
  * One delivery's state and the rules that move it: the message handlers call in here. Checks

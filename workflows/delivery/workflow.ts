@@ -1,5 +1,5 @@
 import { allHandlersFinished, condition } from '@temporalio/workflow';
-import type { DeliveryState, DeliveryWorkflowInput } from '../messages';
+import type { DELIVERY_WORKFLOW_TYPE, DeliveryState, DeliveryWorkflow, DeliveryWorkflowInput } from '../messages';
 import { deliveryActivities } from './activities';
 import { dispatch, waitForScheduledTime } from './dispatch';
 import { handleMessages } from './handlers';
@@ -37,3 +37,7 @@ export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<De
   await condition(allHandlersFinished);
   return delivery.snapshot();
 }
+
+// The booking sweeper starts this workflow by name (messages.ts): a rename or a new signature must not compile.
+type _StartedByName<T extends Record<typeof DELIVERY_WORKFLOW_TYPE, DeliveryWorkflow>> = T;
+type _DeliveryWorkflow = _StartedByName<{ deliveryWorkflow: typeof deliveryWorkflow }>;
