@@ -49,9 +49,23 @@ describeOnLinux('accountCpu', () => {
   });
 
   it('counts nothing for a tree with no root process, and still counts the bench itself', () => {
-    const shares = accountCpu({ none: 0, unknown: null, gone: noSuchPid }).stop();
+    const account = accountCpu({ none: 0, unknown: null, gone: noSuchPid });
+    const opened = performance.now();
+    const before = process.cpuUsage();
+    // Busy until this process has spent 200 ms of CPU, however slowly a loaded machine lets it.
+    let x = 0;
+    const spent = () => {
+      const used = process.cpuUsage(before);
+      return (used.user + used.system) / 1e6;
+    };
+    while (spent() < 0.2) for (let i = 0; i < 1e4; i++) x += Math.sqrt(i);
+    const burned = spent();
+    const shares = account.stop();
+    const seconds = (performance.now() - opened) / 1000;
+    expect(x).toBeGreaterThan(0);
     expect(shares).toEqual({ none: 0, unknown: 0, gone: 0, bench: expect.any(Number) });
-    expect(shares.bench).toBeGreaterThanOrEqual(0);
+    // The bench's share over the span, times the span, is the CPU the loop burned (to 50 ms).
+    expect(shares.bench * seconds).toBeCloseTo(burned, 1);
   });
 });
 
