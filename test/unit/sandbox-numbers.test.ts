@@ -14,6 +14,23 @@ const sandbox = new SandboxNetwork({ ledger: noLedger, confirmMs: 0 });
 
 const DOC = readFileSync(path.join(__dirname, '../../docs/sandbox-mobile-money.md'), 'utf8');
 
+/** The numbers the document gives as examples, each with what it says of it and its row's network. */
+const EXAMPLES = [...DOC.matchAll(/`(\+233\d{9})` \(([^)]+)\)/g)].map((m) => {
+  const phone = m[1] as string;
+  const row = DOC.split('\n').find((line) => line.includes(phone)) ?? '';
+  return { phone, says: m[2] as string, provider: PROVIDERS.find((p) => row.startsWith(`| \`${p}\``)) };
+});
+/** The last four digits that make a number behave as the document says, other than paying. */
+const SPECIAL_ENDINGS: Record<string, string> = {
+  'does not exist': '0000',
+  'Ama Serwaa': '1111',
+  declined: '2222',
+  'no answer': '3333',
+};
+const MISSING = EXAMPLES.filter(({ says }) => says === 'does not exist');
+const SPECIAL = EXAMPLES.filter(({ says }) => says !== 'does not exist' && Object.hasOwn(SPECIAL_ENDINGS, says));
+const PAYING = EXAMPLES.filter((example) => !MISSING.includes(example) && !SPECIAL.includes(example));
+
 describe('the sandbox network’s test numbers', () => {
   it.each(PROVIDERS.flatMap((provider) => NETWORK_PREFIXES[provider].map((prefix) => [prefix, provider] as const)))(
     'places numbers starting +233%s… on %s',
@@ -45,27 +62,26 @@ describe('the sandbox network’s test numbers', () => {
     ).rejects.toBeInstanceOf(GatewayUnavailableError);
   });
 
-  it('documents only example numbers that behave as their description says', async () => {
-    const examples = [...DOC.matchAll(/`(\+233\d{9})` \(([^)]+)\)/g)].map((m) => ({ phone: m[1] as string, says: m[2] as string }));
-    expect(examples.length).toBeGreaterThanOrEqual(10);
-    const lastFour: Record<string, string> = {
-      'does not exist': '0000',
-      'Ama Serwaa': '1111',
-      declined: '2222',
-      'no answer': '3333',
-    };
-    for (const { phone, says } of examples) {
-      const row = DOC.split('\n').find((line) => line.includes(phone)) ?? '';
-      const provider = PROVIDERS.find((p) => row.startsWith(`| \`${p}\``));
-      const resolved = await sandbox.resolve(provider ?? 'network_a', phone);
-      if (says === 'does not exist') {
-        expect({ phone, resolved }).toEqual({ phone, resolved: { exists: false } });
-        continue;
-      }
-      expect({ phone, valid: isGhanaPhone(phone), provider: resolved.exists && resolved.provider }).toEqual({ phone, valid: true, provider });
-      const ending = lastFour[says];
-      if (ending) expect({ phone, ending: phone.slice(-4) }).toEqual({ phone, ending });
-      else expect({ phone, says, special: Object.values(lastFour).includes(phone.slice(-4)) }).toEqual({ phone, says: 'paid', special: false });
-    }
+  it('documents at least ten example numbers', () => {
+    expect(EXAMPLES.length).toBeGreaterThanOrEqual(10);
   });
+
+  it.each(MISSING)('documents $phone as a number that does not exist', async ({ phone, provider }) => {
+    await expect(sandbox.resolve(provider ?? 'network_a', phone)).resolves.toEqual({ exists: false });
+  });
+
+  it.each(SPECIAL)('documents $phone ($says) on its network, with the ending that behaves so', async ({ phone, says, provider }) => {
+    const resolved = await sandbox.resolve(provider ?? 'network_a', phone);
+    expect({ valid: isGhanaPhone(phone), provider: resolved.exists && resolved.provider }).toEqual({ valid: true, provider });
+    expect(phone.slice(-4)).toBe(SPECIAL_ENDINGS[says]);
+  });
+
+  it.each(PAYING)(
+    'documents $phone ($says) on its network as a number that pays',
+    async ({ phone, says, provider }) => {
+      const resolved = await sandbox.resolve(provider ?? 'network_a', phone);
+      expect({ valid: isGhanaPhone(phone), provider: resolved.exists && resolved.provider }).toEqual({ valid: true, provider });
+      expect({ says, special: Object.values(SPECIAL_ENDINGS).includes(phone.slice(-4)) }).toEqual({ says: 'paid', special: false });
+    },
+  );
 });
