@@ -6,7 +6,7 @@ import * as deliveries from '../db/deliveries';
 import * as deliveryStops from '../db/delivery-stops';
 import type { Delivery } from '../db/entities';
 import * as handoverCodes from '../db/handover-codes';
-import { FINAL_DROP, hashHandoverCode } from '../domain/handover-code';
+import { FINAL_DROP, hashHandoverCode } from '../domain/handover-code-hash';
 import { isTerminal } from '../domain/lifecycle';
 import type { ActivityDeps } from './deps';
 

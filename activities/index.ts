@@ -2,7 +2,7 @@ import { createBookingActivities } from './booking';
 import { createBookingSweepActivities } from './booking-sweep';
 import type { ActivityDeps } from './deps';
 import { createDispatchActivities } from './dispatch';
-import { createHandoverActivities } from './handover';
+import { createHandoverCodeCheckActivities } from './handover-code-check';
 import { createPaymentActivities } from './payments';
 import { createReconciliationActivities } from './reconciliation';
 import { createRoboRiderActivities } from './robo-rider';
@@ -18,7 +18,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createBookingSweepActivities(deps),
     ...createTransitionActivities(deps),
     ...createDispatchActivities(deps),
-    ...createHandoverActivities(deps),
+    ...createHandoverCodeCheckActivities(deps),
     ...createPaymentActivities(deps),
     ...createReconciliationActivities(deps),
     ...createWebhookActivities(deps),

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { LatLng } from '../domain/geo';
+import type { DeliveryStatus, VerificationMethod } from '../domain/lifecycle';
+import type { DeliverySnapshot } from '../domain/steps';
 import { poolQuery, type PoolQuery } from './pool-query';
 
 /**
@@ -15,11 +17,12 @@ export interface RiderPosition {
   lng: number | null;
 }
 
-/** What a rider's step decides on about its job: one the rider holds, or was offered and nobody holds. */
-export interface JobForStep {
+/**
+ * What a rider's step decides on about its job (one the rider holds, or was offered and nobody
+ * holds): the read model's snapshot of it, for the rules of domain/steps.ts.
+ */
+export interface JobForStep extends DeliverySnapshot {
   id: string;
-  status: string;
-  verificationMethod: string;
 }
 
 /** The rider app's view of a job (DESIGN section 10). */
@@ -71,8 +74,12 @@ const JOB_VIEW = {
 const JOB_FOR_STEP = {
   name: 'rider-job-for-step',
   text: `select d.id, d.rider_id, d.status, d.verification_method, r.lat, r.lng,
-           exists(select 1 from rider_offers o where o.delivery_id = $1 and o.rider_id = $2) as offered
-         from riders r left join deliveries d on d.id = $1 where r.id = $2`,
+           exists(select 1 from rider_offers o where o.delivery_id = $1 and o.rider_id = $2) as offered,
+           st.total as stops_total, st.done as stops_completed
+         from riders r left join deliveries d on d.id = $1
+         cross join lateral (select count(*)::int as total, (count(*) filter (where s.status = 'delivered'))::int as done
+                             from delivery_stops s where s.delivery_id = $1) st
+         where r.id = $2`,
 };
 
 /**
@@ -113,11 +120,21 @@ export async function jobForStep(em: EntityManager, deliveryId: string, riderId:
     lat: number | null;
     lng: number | null;
     offered: boolean;
+    stops_total: number;
+    stops_completed: number;
   }>({ ...JOB_FOR_STEP, values: [deliveryId, riderId] });
   const row = rows[0];
   const position = { lat: row?.lat ?? null, lng: row?.lng ?? null };
   if (!row?.id || !(row.rider_id === riderId || (row.rider_id === null && row.offered))) return { job: null, position };
-  return { job: { id: row.id, status: row.status, verificationMethod: row.verification_method }, position };
+  const job: JobForStep = {
+    id: row.id,
+    status: row.status as DeliveryStatus,
+    verificationMethod: row.verification_method as VerificationMethod,
+    riderId: row.rider_id,
+    stopsTotal: row.stops_total,
+    stopsCompleted: row.stops_completed,
+  };
+  return { job, position };
 }
 
 /** Position pings, the latest of each rider. Pings go to Postgres only; they never enter workflow history. */

@@ -1,7 +1,6 @@
 /**
  * The delivery state machine of the contract ("States and transitions"), in one table.
- * The workflow takes its cancel and terminal rules from here, and so do the API and the tests; its
- * other validators each name the one status a step may follow, as TRANSITIONS lists it.
+ * The step rules of domain/steps.ts, which the workflow and the API both apply, are built on it.
  */
 export const DELIVERY_STATUSES = [
   'pending',
@@ -54,22 +53,6 @@ export const ACTIVE_FOR_RIDER: readonly DeliveryStatus[] = ['accepted', 'picked_
 
 export function canTransition(from: DeliveryStatus, to: DeliveryStatus): boolean {
   return TRANSITIONS[from].includes(to);
-}
-
-/** A rider's step in words, by the status it leads to, for the answer that refuses it. */
-const STEP_NAMES: Partial<Record<DeliveryStatus, string>> = {
-  picked_up: 'pick up',
-  in_transit: 'depart',
-  delivered: 'deliver',
-};
-
-/**
- * Why a rider's step to `to` is refused while the delivery is `from`, or null when the table
- * allows it. An additional stop is handed over where the final drop could be (`in_transit`).
- */
-export function stepRefusal(from: DeliveryStatus, to: DeliveryStatus | 'stop'): string | null {
-  if (to === 'stop') return canTransition(from, 'delivered') ? null : `Cannot complete a stop while the delivery is ${from}`;
-  return canTransition(from, to) ? null : `Cannot ${STEP_NAMES[to] ?? to} while the delivery is ${from}`;
 }
 
 export function isTerminal(status: DeliveryStatus): boolean {

@@ -25,7 +25,7 @@ export interface DeliveryWorkflowInput {
 }
 
 /**
- * Proof a rider brings to a hand-over. A code reaches the workflow as its hash (domain/handover-code.ts),
+ * Proof a rider brings to a hand-over. A code reaches the workflow as its hash (domain/handover-code-hash.ts),
  * so the code itself never enters history; a photo is stored by the API first.
  */
 export type HandoverProof = { kind: 'none' } | { kind: 'otp'; codeHash: string } | { kind: 'photo'; storageKey: string };
@@ -61,17 +61,7 @@ export interface DeliveryState {
   webhooksOutstanding: number;
 }
 
-/** Failure types a validator or handler raises, mapped to HTTP answers by the API. */
-export const FAILURE = {
-  /** Accept lost the race, or the job is no longer pending: 409. */
-  conflict: 'Conflict',
-  /** A message out of order for the current status: 400 with the status in details. */
-  invalidTransition: 'InvalidTransition',
-  /** The rider is not the one holding this job: 404. */
-  notYourJob: 'NotYourJob',
-  /** Missing or wrong proof of hand-over: 400. */
-  verificationFailed: 'VerificationFailed',
-} as const;
+// Failure types of refused messages are the refusal kinds of domain/steps.ts (REFUSAL).
 
 /**
  * Failure type of a debit try that failed on our own Postgres: the workflow keeps retrying it

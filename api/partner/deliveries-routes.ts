@@ -1,11 +1,12 @@
 import { Router } from 'express';
 import * as deliveries from '../../db/deliveries';
 import { deliveryView } from '../../domain/delivery-view';
-import { canCancel } from '../../domain/lifecycle';
+import { cancelRefusal } from '../../domain/steps';
 import { cancelUpdate } from '../../workflows/messages';
 import { sandboxedInProduction } from '../../config/settings';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
+import { throwIfRefused } from '../refusals';
 import { idempotencyClaimOf, idempotent } from './idempotency';
 import { partnerOf } from '../middleware/partner-auth';
 import { storableText } from './storable-text';
@@ -88,9 +89,7 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     const { status } = parts.delivery;
     // A status only moves forward, so one recorded past `accepted` is refused here, without
     // asking the workflow: the same answer, and it holds while Temporal is unreachable.
-    if (!canCancel(status)) {
-      throw ApiError.badRequest(`A delivery that is ${status} can no longer be cancelled`, { status });
-    }
+    throwIfRefused(cancelRefusal(status));
     if (status !== 'cancelled') {
       await sendDeliveryUpdate(
         deps,

@@ -1,13 +1,14 @@
 import { createReadStream } from 'node:fs';
 import type { Request } from 'express';
 import * as handoverPhotos from '../../db/handover-photos';
-import { FINAL_DROP, hashHandoverCode } from '../../domain/handover-code';
+import { FINAL_DROP, hashHandoverCode } from '../../domain/handover-code-hash';
+import type { VerificationMethod } from '../../domain/lifecycle';
 import { PHOTO_TYPES } from '../../domain/limits';
+import type { ProofKind } from '../../domain/steps';
 import type { HandoverProof } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError } from '../errors';
 import type { StagedUpload } from './photo-staging';
-
 
 /**
  * The photo's type by its leading bytes, or null when it is none of the accepted ones. The bytes
@@ -21,26 +22,42 @@ function imageType(bytes: Buffer): (typeof PHOTO_TYPES)[number] | null {
   return null;
 }
 
+type WithFiles = Request & { files?: StagedUpload[] };
+
+function typedCode(req: Request): string | null {
+  const otp = (req.body as { otp?: unknown } | undefined)?.otp;
+  return typeof otp === 'string' && otp.length > 0 ? otp.trim() : null;
+}
+
+function uploadedPhoto(req: Request): StagedUpload | undefined {
+  return ((req as WithFiles).files ?? []).find((f) => f.fieldname === 'photo');
+}
+
+/** Whether the request carries the proof the booking asked for, for the step's rules (domain/steps.ts). */
+export function proofBrought(req: Request, method: VerificationMethod): ProofKind {
+  if (method === 'otp') return typedCode(req) === null ? 'none' : 'otp';
+  if (method === 'photo') return uploadedPhoto(req) ? 'photo' : 'none';
+  return 'none';
+}
+
 /**
  * Reads the proof a rider brings to a hand-over, for the workflow to check: a code as its hash
  * (the code itself never enters workflow history), a photo stored first and named by its key.
+ * The step's rules have already refused a request without the proof the booking asked for.
  */
-export async function checkHandoverProof(
+export async function readHandoverProof(
   { orm, photos }: AppDeps,
   req: Request,
-  delivery: { id: string; verificationMethod: string },
+  delivery: { id: string; verificationMethod: VerificationMethod },
   position: number,
 ): Promise<HandoverProof> {
-  if (delivery.verificationMethod === 'otp') {
-    const otp = (req.body as { otp?: unknown } | undefined)?.otp;
-    if (typeof otp !== 'string' || otp.length === 0) throw ApiError.badRequest('The recipient’s code is required', { otp: 'is required' });
+  const code = typedCode(req);
+  if (delivery.verificationMethod === 'otp' && code !== null) {
     // Only the hash reaches the workflow, which compares it and counts wrong tries.
-    return { kind: 'otp', codeHash: hashHandoverCode(delivery.id, position, otp.trim()) };
+    return { kind: 'otp', codeHash: hashHandoverCode(delivery.id, position, code) };
   }
-  if (delivery.verificationMethod === 'photo') {
-    const files = (req as Request & { files?: StagedUpload[] }).files ?? [];
-    const photo = files.find((f) => f.fieldname === 'photo');
-    if (!photo) throw ApiError.badRequest('A photo of the hand-over is required', { photo: 'is required (multipart field "photo")' });
+  const photo = uploadedPhoto(req);
+  if (delivery.verificationMethod === 'photo' && photo) {
     // The leading bytes were kept as the upload streamed past; the photo is not read back for them.
     const type = imageType(photo.head);
     if (!type) throw ApiError.badRequest('The photo must be a JPEG, PNG or WebP image', { photo: 'must be image/jpeg, image/png or image/webp' });

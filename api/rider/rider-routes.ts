@@ -1,19 +1,20 @@
 import { Router, type Request, type Response } from 'express';
 import * as deliveries from '../../db/deliveries';
-import * as deliveryStops from '../../db/delivery-stops';
 import * as offers from '../../db/offers';
 import * as riders from '../../db/riders';
 import type { JobForStep, RiderPosition } from '../../db/riders';
-import { FINAL_DROP, stepRefusal, type DeliveryStatus } from '../../domain/lifecycle';
+import { FINAL_DROP, type DeliveryStatus } from '../../domain/lifecycle';
+import { acceptRefusal, noLongerAvailable, notYourJob, refusalFor, riderBusy, type Step } from '../../domain/steps';
 import { distanceKm } from '../../domain/pricing';
 import { isoZ } from '../../domain/delivery-view';
 import { acceptUpdate, completeStopUpdate, deliverUpdate, departUpdate, pickupUpdate } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
 import { riderOf } from '../middleware/rider-auth';
+import { refusalError, throwIfRefused } from '../refusals';
 import { createJobView } from './job-view';
 import { sendDeliveryUpdate } from '../temporal/delivery-updates';
-import { checkHandoverProof } from './handover-proof';
+import { proofBrought, readHandoverProof } from './handover-proof';
 import { PositionPings } from './position-pings';
 
 /** The rider app's API (DESIGN section 10). The rider token is checked in app.ts, before the body is read. */
@@ -28,19 +29,15 @@ export function createRiderRouter(deps: AppDeps): Router {
   /**
    * A job this rider holds, or was offered and nobody holds yet (any other delivery is unknown to
    * them), and where the rider last was, in one round trip: both are on the path from the rider's
-   * tap to the partner's webhook.
+   * tap to the partner's webhook. The step is refused here on the read model, by the rules the
+   * workflow applies, before a photo is stored or a round trip spent.
    */
-  async function jobForStep(req: Request, res: Response): Promise<{ delivery: JobForStep; position: RiderPosition }> {
+  async function jobForStep(req: Request, res: Response, step: (job: JobForStep) => Step): Promise<{ delivery: JobForStep; position: RiderPosition }> {
     const id = requireUuid(req.params.id as string, 'Unknown delivery');
     const { job, position } = await riders.jobForStep(orm.em, id, riderOf(res).riderId);
-    if (!job) throw ApiError.notFound('This delivery is not yours');
+    if (!job) throw ApiError.notFound(notYourJob('pending').message);
+    throwIfRefused(refusalFor(job, step(job)));
     return { delivery: job, position };
-  }
-
-  /** Refused here on the read model, as the workflow would, before a photo is stored or a round trip spent. */
-  function requireStep(delivery: JobForStep, to: DeliveryStatus | 'stop'): void {
-    const refused = stepRefusal(delivery.status as DeliveryStatus, to);
-    if (refused) throw ApiError.badRequest(refused, { status: delivery.status });
   }
 
   router.put('/rider/availability', async (req, res) => {
@@ -92,8 +89,9 @@ export function createRiderRouter(deps: AppDeps): Router {
     // accepts race each other, so the time before the workflow decides is kept short.
     const offer = await offers.toAccept(orm.em, id, riderId);
     if (!offer) throw ApiError.notFound('This job was not offered to you');
-    if (offer.status !== 'pending') throw ApiError.conflict('This job is no longer available', { status: offer.status });
-    if (offer.active_delivery_id && offer.active_delivery_id !== id) throw ApiError.conflict('Finish your current job first');
+    const status = offer.status as DeliveryStatus;
+    throwIfRefused(acceptRefusal(status));
+    if (offer.active_delivery_id && offer.active_delivery_id !== id) throw refusalError(riderBusy(status));
     const position = { lat: offer.lat, lng: offer.lng };
     // A job whose workflow ended after the read above found it pending (cancelled or expired
     // meanwhile) is no longer available, like one read so: 409.
@@ -102,46 +100,35 @@ export function createRiderRouter(deps: AppDeps): Router {
       id,
       (h) => h.executeUpdate(acceptUpdate, { args: [{ riderId, ...position }] }),
       statusOf(id),
-      (status) => ApiError.conflict('This job is no longer available', { status }),
+      (ended) => refusalError(noLongerAvailable(ended as DeliveryStatus)),
     );
     res.json(await jobView(id, riderId));
   });
 
   router.post('/rider/deliveries/:id/pickup', async (req, res) => {
-    const { delivery, position } = await jobForStep(req, res);
-    requireStep(delivery, 'picked_up');
     const { riderId } = riderOf(res);
+    const { delivery, position } = await jobForStep(req, res, () => ({ kind: 'pickup', riderId }));
     await sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(pickupUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
     res.json(await jobView(delivery.id, riderId));
   });
 
   router.post('/rider/deliveries/:id/depart', async (req, res) => {
-    const { delivery, position } = await jobForStep(req, res);
-    requireStep(delivery, 'in_transit');
     const { riderId } = riderOf(res);
+    const { delivery, position } = await jobForStep(req, res, () => ({ kind: 'depart', riderId }));
     await sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(departUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
     res.json(await jobView(delivery.id, riderId));
   });
 
   router.post('/rider/deliveries/:id/stops/:index/complete', async (req, res) => {
-    const { delivery, position } = await jobForStep(req, res);
-    requireStep(delivery, 'stop');
-    const index = Number(req.params.index);
-    // This stop and the ones before it, in one read: the order is checked before the proof, so a
-    // code typed at the wrong door is not a wrong try.
-    const upToThis = await deliveryStops.upTo(orm.em.fork(), delivery.id, index);
-    const stop = upToThis.find((s) => s.position === index);
-    if (!stop) throw ApiError.notFound('This delivery has no such stop');
-    if (stop.status === 'delivered') throw ApiError.badRequest('This stop is already handed over', { status: delivery.status });
-    const earlier = upToThis.find((s) => s.status === 'pending' && s.position < index);
-    if (earlier) {
-      throw ApiError.badRequest(`Stops are handed over in order; next is stop ${earlier.position}`, {
-        status: delivery.status,
-        next_stop: earlier.position,
-      });
-    }
     const { riderId } = riderOf(res);
-    const proof = await checkHandoverProof(deps, req, delivery, index);
+    const index = Number(req.params.index);
+    const { delivery, position } = await jobForStep(req, res, (job) => ({
+      kind: 'complete_stop',
+      riderId,
+      index,
+      proof: proofBrought(req, job.verificationMethod),
+    }));
+    const proof = await readHandoverProof(deps, req, delivery, index);
     await sendDeliveryUpdate(
       deps,
       delivery.id,
@@ -152,12 +139,9 @@ export function createRiderRouter(deps: AppDeps): Router {
   });
 
   router.post('/rider/deliveries/:id/deliver', async (req, res) => {
-    const { delivery, position } = await jobForStep(req, res);
-    requireStep(delivery, 'delivered');
-    const pending = await deliveryStops.countPending(orm.em.fork(), delivery.id);
-    if (pending > 0) throw ApiError.badRequest('Every additional stop must be handed over first', { status: delivery.status });
     const { riderId } = riderOf(res);
-    const proof = await checkHandoverProof(deps, req, delivery, FINAL_DROP);
+    const { delivery, position } = await jobForStep(req, res, (job) => ({ kind: 'deliver', riderId, proof: proofBrought(req, job.verificationMethod) }));
+    const proof = await readHandoverProof(deps, req, delivery, FINAL_DROP);
     await sendDeliveryUpdate(
       deps,
       delivery.id,

@@ -2,8 +2,10 @@ import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type Wor
 import { ApplicationFailure } from '@temporalio/common';
 import type { Settings } from '../../config/settings';
 import { deliveryWorkflowId } from '../../domain/reference';
-import { FAILURE, type DeliveryState } from '../../workflows/messages';
+import type { Refusal } from '../../domain/steps';
+import type { DeliveryState } from '../../workflows/messages';
 import { ApiError } from '../errors';
+import { isRefusalKind, refusalError } from '../refusals';
 import { withinTemporalDeadline } from './deadline';
 
 /**
@@ -33,15 +35,10 @@ export async function sendDeliveryUpdate(
     if (isUnprocessed(error)) throw ApiError.unavailable('The delivery is busy with other messages; try again shortly');
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
       const failure = error.cause;
-      const details = (failure.details?.[0] ?? {}) as Record<string, unknown>;
-      switch (failure.type) {
-        case FAILURE.conflict:
-          throw ApiError.conflict(failure.message, details);
-        case FAILURE.notYourJob:
-          throw ApiError.notFound(failure.message);
-        case FAILURE.invalidTransition:
-        case FAILURE.verificationFailed:
-          throw ApiError.badRequest(failure.message, details);
+      const kind = failure.type ?? undefined;
+      if (isRefusalKind(kind)) {
+        const details = (failure.details?.[0] ?? {}) as Refusal['details'];
+        throw refusalError({ kind, message: failure.message, details });
       }
     }
     if (error instanceof WorkflowNotFoundError || isCompletedError(error)) {

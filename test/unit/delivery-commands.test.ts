@@ -3,7 +3,8 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { Settings } from '../../config/settings';
 import { ApiError } from '../../api/errors';
 import { sendDeliveryUpdate, UNPROCESSED_TRIES } from '../../api/temporal/delivery-updates';
-import { FAILURE, type DeliveryState } from '../../workflows/messages';
+import { REFUSAL } from '../../domain/steps';
+import type { DeliveryState } from '../../workflows/messages';
 
 // Only the calls sendDeliveryUpdate makes of a Temporal client: a handle, and a deadline around the calls.
 const temporal = {
@@ -46,7 +47,7 @@ describe('sending a message to a delivery', () => {
       sends += 1;
       throw new WorkflowUpdateFailedError(
         'Workflow Update failed',
-        ApplicationFailure.create({ type: FAILURE.verificationFailed, message: 'The code is wrong', details: [{ status: 'in_transit', otp: 'does not match' }] }),
+        ApplicationFailure.create({ type: REFUSAL.verificationFailed, message: 'The code is wrong', details: [{ status: 'in_transit', otp: 'does not match' }] }),
       );
     };
     const answer = await sendDeliveryUpdate(deps, 'd1', send, stillInTransit).catch((e: unknown) => e);

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import type { Activities } from '../../activities';
-import type { CodeMatch } from '../../activities/handover';
+import type { CodeMatch } from '../../activities/handover-code-check';
 import type { DebitResult } from '../../integrations/mobile-money/gateway';
 import { DEBIT_STORE_UNAVAILABLE } from '../../workflows/messages';
 

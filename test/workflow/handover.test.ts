@@ -1,4 +1,4 @@
-import { hashHandoverCode } from '../../domain/handover-code';
+import { hashHandoverCode } from '../../domain/handover-code-hash';
 import { FINAL_DROP } from '../../domain/lifecycle';
 import { acceptUpdate, completeStopUpdate, deliverUpdate, departUpdate, pickupUpdate, stateQuery, type HandoverProof } from '../../workflows/messages';
 import { deliveryInput, FakeWorld, KOFI, refusalOf, useWorkflowEnv } from './workflow-env';

@@ -124,7 +124,7 @@ export function useWorkflowEnv(): () => WorkflowTestEnv {
 /** A rider as the rider app reports them with each step. */
 export const KOFI = { riderId: 'rider-kofi', lat: 5.6, lng: -0.18 };
 
-/** The failure a refused update carries: its type (FAILURE in messages.ts), message and details. */
+/** The failure a refused update carries: its type (REFUSAL in domain/steps.ts), message and details. */
 export async function refusalOf(update: Promise<unknown>): Promise<{ type: string | undefined; message: string; details: unknown }> {
   try {
     await update;

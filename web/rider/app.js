@@ -86,8 +86,9 @@ function explain(refusal) {
       return t('errorWrongCode');
     }
     if (typeof details.photo === 'string') return /required/.test(details.photo) ? t('errorPhotoMissing') : t('errorPhotoBad');
-    if (typeof details.next_stop === 'number') return t('errorStopsInOrder', { n: details.next_stop + 1 });
+    // The final drop's refusal names the next stop too; it reads better as "every stop first".
     if (/additional stop/.test(refusal.message)) return t('errorStopsFirst');
+    if (typeof details.next_stop === 'number') return t('errorStopsInOrder', { n: details.next_stop + 1 });
     if (details.status) return t('errorOutOfOrder');
     return t('errorOther');
   }

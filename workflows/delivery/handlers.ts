@@ -12,8 +12,8 @@ import {
 import type { Delivery } from './state';
 
 /**
- * Every message a delivery answers. Validators refuse what the transition table (domain/lifecycle.ts)
- * does not allow, before the message enters history; handlers call into the delivery's state.
+ * Every message a delivery answers. Validators refuse what the step rules (domain/steps.ts) do not
+ * allow, before the message enters history; handlers call into the delivery's state.
  */
 export function handleMessages(delivery: Delivery): void {
   setHandler(stateQuery, () => delivery.snapshot());
@@ -21,10 +21,10 @@ export function handleMessages(delivery: Delivery): void {
 
   setHandler(acceptUpdate, (action) => delivery.accept(action), { validator: (_action) => delivery.checkAccept() });
   setHandler(pickupUpdate, (action) => delivery.moveTo('picked_up', action), {
-    validator: (action) => delivery.checkStep('picked_up', action),
+    validator: (action) => delivery.checkStep('pickup', action),
   });
   setHandler(departUpdate, (action) => delivery.moveTo('in_transit', action), {
-    validator: (action) => delivery.checkStep('in_transit', action),
+    validator: (action) => delivery.checkStep('depart', action),
   });
   setHandler(completeStopUpdate, (action) => delivery.completeStop(action), { validator: (action) => delivery.checkStop(action) });
   setHandler(deliverUpdate, (action) => delivery.deliver(action), { validator: (action) => delivery.checkDeliver(action) });

@@ -1,8 +1,8 @@
 import { condition, upsertSearchAttributes } from '@temporalio/workflow';
-import { FINAL_DROP, canCancel, isTerminal, stepRefusal, type DeliveryStatus, type PaymentStatus } from '../../domain/lifecycle';
+import { FINAL_DROP, isTerminal, type DeliveryStatus, type PaymentStatus } from '../../domain/lifecycle';
+import { anotherRiderAccepting, refusalFor, riderBusy, type DeliverySnapshot } from '../../domain/steps';
 import {
   DeliveryStatusKey,
-  FAILURE,
   PaymentStatusKey,
   type DeliveryState,
   type DeliveryWorkflowInput,
@@ -12,9 +12,9 @@ import {
   type StopHandoverAction,
 } from '../messages';
 import type { DeliveryActivities } from './activities';
-import { HandoverCodes } from './handover-codes';
+import { HandoverCodeLockout } from './handover-code-lockout';
 import { Recorder } from './recorder';
-import { refusal } from './refusal';
+import { codeFailure, failureOf, throwIfRefused } from './refusal';
 
 export type PaymentOutcome = { state: 'paid' | 'failed'; reason?: string };
 
@@ -40,7 +40,7 @@ export class Delivery {
   /** Whether the recorded outcome is the gateway's word. */
   paymentConfirmed = false;
   readonly recorder: Recorder;
-  private readonly codes: HandoverCodes;
+  private readonly codes: HandoverCodeLockout;
 
   constructor(
     readonly input: DeliveryWorkflowInput,
@@ -48,7 +48,7 @@ export class Delivery {
   ) {
     this.recorder = new Recorder(acts);
     const t = input.timings;
-    this.codes = new HandoverCodes(input.deliveryId, { maxWrong: t.otpMaxAttempts, lockSeconds: t.otpLockSeconds }, acts);
+    this.codes = new HandoverCodeLockout(input.deliveryId, { maxWrong: t.otpMaxAttempts, lockSeconds: t.otpLockSeconds }, acts);
   }
 
   get isFinished(): boolean {
@@ -66,57 +66,44 @@ export class Delivery {
     };
   }
 
-  // Checks, for the update validators.
+  // Checks, for the update validators: the rules of domain/steps.ts, on this state.
+
+  /** The delivery as the step rules see it. */
+  private rulesView(): DeliverySnapshot {
+    const { stops, verificationMethod } = this.input;
+    return { status: this.status, stopsCompleted: this.stopsCompleted, stopsTotal: stops.length, verificationMethod, riderId: this.riderId };
+  }
 
   checkAccept(): void {
     // While another rider's accept is being written the job is still `pending`, as details say.
-    if (this.accepting) throw refusal(FAILURE.conflict, 'Another rider is taking this job', this.status);
-    if (stepRefusal(this.status, 'accepted')) throw refusal(FAILURE.conflict, 'The job is no longer available', this.status);
+    if (this.accepting) throw failureOf(anotherRiderAccepting(this.status));
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'accept' }));
   }
 
-  checkStep(to: DeliveryStatus | 'stop', action: RiderAction): void {
-    if (this.riderId === null || action.riderId !== this.riderId) {
-      throw refusal(FAILURE.notYourJob, 'This job is not held by this rider', this.status);
-    }
-    const refused = stepRefusal(this.status, to);
-    if (refused) throw refusal(FAILURE.invalidTransition, refused, this.status);
+  checkStep(kind: 'pickup' | 'depart', action: RiderAction): void {
+    throwIfRefused(refusalFor(this.rulesView(), { kind, riderId: action.riderId }));
   }
 
   /** Stops are handed over in array order, each with the proof the booking asked for. */
   checkStop(action: StopHandoverAction): void {
-    this.checkStep('stop', action);
-    if (action.index !== this.stopsCompleted) {
-      throw refusal(FAILURE.invalidTransition, `Stops are handed over in order; next is stop ${this.stopsCompleted}`, this.status, {
-        next_stop: this.stopsCompleted < this.input.stops.length ? this.stopsCompleted : null,
-      });
-    }
-    this.checkProofKind(action.proof, action.index);
+    const { riderId, index, proof } = action;
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'complete_stop', riderId, index, proof: proof.kind }));
+    this.checkCodeLock(proof, index);
   }
 
   checkDeliver(action: HandoverAction): void {
-    this.checkStep('delivered', action);
-    if (this.stopsCompleted < this.input.stops.length) {
-      throw refusal(FAILURE.invalidTransition, 'Every additional stop must be handed over first', this.status, {
-        next_stop: this.stopsCompleted,
-      });
-    }
-    this.checkProofKind(action.proof, FINAL_DROP);
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'deliver', riderId: action.riderId, proof: action.proof.kind }));
+    this.checkCodeLock(action.proof, FINAL_DROP);
   }
 
   checkCancel(): void {
-    if (!canCancel(this.status)) {
-      throw refusal(FAILURE.invalidTransition, `A delivery that is ${this.status} can no longer be cancelled`, this.status);
-    }
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'cancel' }));
   }
 
-  private checkProofKind(proof: HandoverProof, position: number): void {
-    const method = this.input.verificationMethod;
-    if (method === 'otp' && proof.kind !== 'otp') throw refusal(FAILURE.verificationFailed, 'The recipient’s code is required', this.status);
-    if (method === 'photo' && proof.kind !== 'photo') {
-      throw refusal(FAILURE.verificationFailed, 'A photo of the hand-over is required', this.status);
-    }
-    const refused = method === 'otp' ? this.codes.refusalNow(position) : null;
-    if (refused) throw refusal(FAILURE.verificationFailed, refused.message, this.status, { otp: refused.otp });
+  /** A drop locked after wrong codes, or busy comparing another, refuses a code before it is compared. */
+  private checkCodeLock(proof: HandoverProof, position: number): void {
+    const refused = proof.kind === 'otp' ? this.codes.refusalNow(position) : null;
+    if (refused) throw codeFailure(refused, this.status);
   }
 
   // Changes, for the handlers and the workflow's own timers.
@@ -153,7 +140,7 @@ export class Delivery {
           at: new Date().toISOString(),
         }),
       );
-      if (!claimed) throw refusal(FAILURE.conflict, 'The rider already holds another job', this.status);
+      if (!claimed) throw failureOf(riderBusy(this.status));
       this.status = 'accepted';
       this.riderId = action.riderId;
       upsertSearchAttributes([{ key: DeliveryStatusKey, value: this.status }]);
@@ -235,7 +222,7 @@ export class Delivery {
   private async verify(proof: HandoverProof, position: number, recheck: () => void): Promise<void> {
     if (proof.kind !== 'otp') return;
     const refused = await this.codes.check(position, proof.codeHash);
-    if (refused) throw refusal(FAILURE.verificationFailed, refused.message, this.status, { otp: refused.otp });
+    if (refused) throw codeFailure(refused, this.status);
     recheck();
   }
 }

@@ -16,7 +16,7 @@ const BUSY: CodeRefusal = { message: 'Another code is being checked; try again i
  * would pile up as open updates (the server caps those per workflow). Only hashes reach the
  * workflow; the activity compares them with Postgres.
  */
-export class HandoverCodes {
+export class HandoverCodeLockout {
   private readonly drops = new Map<number, { wrong: number; lockedUntil: number }>();
   private checking = false;
 

@@ -4,7 +4,7 @@ import type { ActivityDeps } from './deps';
 /** What a hand-over code try finds: the issued code, another one, or none issued yet. */
 export type CodeMatch = 'match' | 'mismatch' | 'not_issued';
 
-export function createHandoverActivities({ orm }: ActivityDeps) {
+export function createHandoverCodeCheckActivities({ orm }: ActivityDeps) {
   return {
     /**
      * Compares a try's hash with the issued code's. The workflow counts wrong tries and locks the

@@ -1,0 +1,129 @@
+import { canCancel, canTransition, type DeliveryStatus, type VerificationMethod } from './lifecycle';
+
+/**
+ * Whether a rider's step or a partner's cancel is taken, decided once for every caller: the
+ * workflow's update validators check it for real, and the API checks it first on the read model
+ * (a fast, clear answer that holds while Temporal is unreachable, and no photo stored for a step
+ * that would be refused). The message a rider or partner reads is written here only.
+ */
+
+/** A delivery as the rules see it: the workflow's own state, or the API's read of Postgres. */
+export interface DeliverySnapshot {
+  status: DeliveryStatus;
+  stopsCompleted: number;
+  stopsTotal: number;
+  verificationMethod: VerificationMethod;
+  /** The rider holding the job; null while nobody does. */
+  riderId: string | null;
+}
+
+/** The proof a rider brings to a hand-over; `none` when the request carries neither code nor photo. */
+export type ProofKind = 'none' | 'otp' | 'photo';
+
+export type Step =
+  | { kind: 'accept' }
+  | { kind: 'pickup'; riderId: string }
+  | { kind: 'depart'; riderId: string }
+  | { kind: 'complete_stop'; riderId: string; index: number; proof: ProofKind }
+  | { kind: 'deliver'; riderId: string; proof: ProofKind }
+  | { kind: 'cancel' };
+
+/**
+ * Kinds of refusal. The workflow raises each as the failure type of that name, and the API maps
+ * each to one HTTP status (api/refusals.ts).
+ */
+export const REFUSAL = {
+  /** The job went to another rider, or is no longer pending, or the rider holds another: 409. */
+  conflict: 'Conflict',
+  /** A step the delivery's status or stop order does not allow: 400, the status in details. */
+  invalidTransition: 'InvalidTransition',
+  /** The delivery is not this rider's, or has no such stop: 404. */
+  notFound: 'NotYourJob',
+  /** Missing or wrong proof of hand-over: 400. */
+  verificationFailed: 'VerificationFailed',
+} as const;
+export type RefusalKind = (typeof REFUSAL)[keyof typeof REFUSAL];
+
+export interface Refusal {
+  kind: RefusalKind;
+  message: string;
+  /** Always the current status, and what a rider app needs to explain the refusal. */
+  details: { status: DeliveryStatus } & Record<string, unknown>;
+}
+
+const refuse = (kind: RefusalKind, message: string, status: DeliveryStatus, details: Record<string, unknown> = {}): Refusal => ({
+  kind,
+  message,
+  details: { status, ...details },
+});
+
+/** A rider's step in words, for the answer that refuses it. */
+const STEP_NAMES = { pickup: 'pick up', depart: 'depart', complete_stop: 'complete a stop', deliver: 'deliver' } as const;
+
+/** The status each rider step leads to; a stop is handed over where the final drop could be. */
+const STEP_LEADS_TO = { pickup: 'picked_up', depart: 'in_transit', complete_stop: 'delivered', deliver: 'delivered' } as const;
+
+/** Refusals that are not about one snapshot: who may see a job, and who may take one. */
+export const notYourJob = (status: DeliveryStatus): Refusal => refuse(REFUSAL.notFound, 'This delivery is not yours', status);
+export const riderBusy = (status: DeliveryStatus): Refusal => refuse(REFUSAL.conflict, 'Finish your current job first', status);
+export const noLongerAvailable = (status: DeliveryStatus): Refusal => refuse(REFUSAL.conflict, 'This job is no longer available', status);
+export const anotherRiderAccepting = (status: DeliveryStatus): Refusal =>
+  refuse(REFUSAL.conflict, 'Another rider is taking this job', status);
+
+/** Why `step` is refused on `delivery`, or null when the contract's rules allow it. */
+export function refusalFor(delivery: DeliverySnapshot, step: Step): Refusal | null {
+  switch (step.kind) {
+    case 'accept':
+      return acceptRefusal(delivery.status);
+    case 'cancel':
+      return cancelRefusal(delivery.status);
+    default:
+      return riderStepRefusal(delivery, step);
+  }
+}
+
+/** An accept needs nothing but the status: the first rider wins while the job is pending. */
+export function acceptRefusal(status: DeliveryStatus): Refusal | null {
+  return canTransition(status, 'accepted') ? null : noLongerAvailable(status);
+}
+
+/** A partner's cancel is taken while no rider holds the parcel, and again once cancelled. */
+export function cancelRefusal(status: DeliveryStatus): Refusal | null {
+  return canCancel(status) ? null : refuse(REFUSAL.invalidTransition, `A delivery that is ${status} can no longer be cancelled`, status);
+}
+
+function riderStepRefusal(delivery: DeliverySnapshot, step: Exclude<Step, { kind: 'accept' } | { kind: 'cancel' }>): Refusal | null {
+  const { status, stopsCompleted, stopsTotal } = delivery;
+  // A job another rider holds is unknown to this one, whatever its status.
+  if (delivery.riderId !== null && delivery.riderId !== step.riderId) return notYourJob(status);
+  if (!canTransition(status, STEP_LEADS_TO[step.kind])) {
+    return refuse(REFUSAL.invalidTransition, `Cannot ${STEP_NAMES[step.kind]} while the delivery is ${status}`, status);
+  }
+  if (delivery.riderId === null) return notYourJob(status);
+  if (step.kind === 'complete_stop') {
+    if (!Number.isInteger(step.index) || step.index < 0 || step.index >= stopsTotal) {
+      return refuse(REFUSAL.notFound, 'This delivery has no such stop', status);
+    }
+    if (step.index < stopsCompleted) return refuse(REFUSAL.invalidTransition, 'This stop is already handed over', status);
+    if (step.index > stopsCompleted) {
+      return refuse(REFUSAL.invalidTransition, `Stops are handed over in order; next is stop ${stopsCompleted}`, status, {
+        next_stop: stopsCompleted,
+      });
+    }
+  }
+  if (step.kind === 'deliver' && stopsCompleted < stopsTotal) {
+    return refuse(REFUSAL.invalidTransition, 'Every additional stop must be handed over first', status, { next_stop: stopsCompleted });
+  }
+  return step.kind === 'complete_stop' || step.kind === 'deliver' ? proofRefusal(delivery, step.proof) : null;
+}
+
+/** The proof the booking asked for must come with the hand-over; whether it is right is checked later. */
+function proofRefusal({ verificationMethod, status }: DeliverySnapshot, proof: ProofKind): Refusal | null {
+  if (verificationMethod === 'otp' && proof !== 'otp') {
+    return refuse(REFUSAL.verificationFailed, 'The recipient’s code is required', status, { otp: 'is required' });
+  }
+  if (verificationMethod === 'photo' && proof !== 'photo') {
+    return refuse(REFUSAL.verificationFailed, 'A photo of the hand-over is required', status, { photo: 'is required (multipart field "photo")' });
+  }
+  return null;
+}
