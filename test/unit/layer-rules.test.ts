@@ -45,6 +45,16 @@ const FILES: Record<string, string> = {
   ].join('\n'),
   'activities/types.ts': `export type Route = string;\n`,
   'workflows/bad.ts': `import { good } from '../activities/good';\nexport const bad = good;\n`,
+  // The API's folders by caller: each uses its own files and the shared ones; the dashboard may
+  // also use the partner's services.
+  'api/partner/service.ts': `import { mw } from '../middleware/mw';\nexport const service = mw;\n`,
+  'api/middleware/mw.ts': `export const mw = 1;\n`,
+  'api/dashboard/page.ts': `import { service } from '../partner/service';\nexport const page = service;\n`,
+  'api/rider/bad-partner.ts': `import { service } from '../partner/service';\nexport const bad = service;\n`,
+  'api/dashboard/bad-rider.ts': `import { bad } from '../rider/bad-partner';\nexport const worse = bad;\n`,
+  'api/middleware/bad-group.ts': `import { service } from '../partner/service';\nexport const bad = service;\n`,
+  'api/public/circle-a.ts': `import { b } from './circle-b';\nexport const a = () => b;\n`,
+  'api/public/circle-b.ts': `import { a } from './circle-a';\nexport const b = () => a;\n`,
 };
 
 interface Violation {
@@ -81,7 +91,7 @@ describe('the layer rules that npm run lint checks', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('refuses each import that points up a layer, and only those', () => {
+  it('refuses each import that points up a layer, across callers\' folders or in a circle, and only those', () => {
     const found = cruise(dir)
       .map((v) => `${v.rule.name}: ${v.from}`)
       .sort();
@@ -97,6 +107,10 @@ describe('the layer rules that npm run lint checks', () => {
         'domain-imports-only-domain: domain/bad-io.ts',
         'domain-imports-only-domain: domain/bad-package.ts',
         'workflows-stay-deterministic: workflows/bad.ts',
+        'api-groups-stand-apart: api/rider/bad-partner.ts',
+        'dashboard-uses-only-partner-services: api/dashboard/bad-rider.ts',
+        'shared-api-code-serves-every-caller: api/middleware/bad-group.ts',
+        'no-circular: api/public/circle-a.ts',
       ].sort(),
     );
   }, 70_000);
