@@ -37,7 +37,9 @@ import { createPaymentMethodsRouter } from './partner/payment-methods-routes';
 import { createPaystackCallbackRouter } from './gateway/paystack-callback-routes';
 import { createPlacesRouter } from './public/places-routes';
 import { createQuotesRouter } from './partner/quotes-routes';
-import { createRiderRouter } from './rider/rider-routes';
+import { createRiderAvailabilityRouter } from './rider/availability-routes';
+import { createRiderJobRouter } from './rider/job-routes';
+import { createRiderOfferRouter } from './rider/offer-routes';
 import { createRiderAppRouter } from './public/rider-app-routes';
 import { createRiderSignInRouter } from './rider/sign-in-routes';
 import { createTrackPageRouter } from './public/track-page-routes';
@@ -110,7 +112,9 @@ export function createApp(deps: AppDeps): Express {
   api.use(createWebhookRouter(deps));
   api.use(createTrackingRouter(deps));
   api.use(createPlacesRouter(deps));
-  api.use(createRiderRouter(deps));
+  api.use(createRiderAvailabilityRouter(deps));
+  api.use(createRiderOfferRouter(deps));
+  api.use(createRiderJobRouter(deps));
   // The API first: every partner, rider and tracking request skips the layers below.
   app.use(API_PREFIX, api);
 

@@ -64,7 +64,9 @@ const STEP_NAMES = { pickup: 'pick up', depart: 'depart', complete_stop: 'comple
 const STEP_LEADS_TO = { pickup: 'picked_up', depart: 'in_transit', complete_stop: 'delivered', deliver: 'delivered' } as const;
 
 /** Refusals that are not about one snapshot: who may see a job, and who may take one. */
-export const notYourJob = (status: DeliveryStatus): Refusal => refuse(REFUSAL.notFound, 'This delivery is not yours', status);
+/** What a rider is told of a job that is not theirs: nothing but this, not even its status. */
+export const NOT_YOUR_JOB = 'This delivery is not yours';
+export const notYourJob = (status: DeliveryStatus): Refusal => refuse(REFUSAL.notFound, NOT_YOUR_JOB, status);
 export const riderBusy = (status: DeliveryStatus): Refusal => refuse(REFUSAL.conflict, 'Finish your current job first', status);
 export const noLongerAvailable = (status: DeliveryStatus): Refusal => refuse(REFUSAL.conflict, 'This job is no longer available', status);
 export const anotherRiderAccepting = (status: DeliveryStatus): Refusal =>

@@ -1,29 +1,23 @@
 import { Router, type Request, type Response } from 'express';
 import * as deliveries from '../../db/deliveries';
-import * as offers from '../../db/offers';
 import * as riders from '../../db/riders';
 import type { JobForStep, RiderPosition } from '../../db/riders';
-import { FINAL_DROP, type DeliveryStatus } from '../../domain/lifecycle';
-import { acceptRefusal, noLongerAvailable, notYourJob, refusalFor, riderBusy, type Step } from '../../domain/steps';
-import { distanceKm } from '../../domain/pricing';
-import { isoZ } from '../../domain/delivery-view';
-import { acceptUpdate, completeStopUpdate, deliverUpdate, departUpdate, pickupUpdate } from '../../workflows/messages';
+import { FINAL_DROP } from '../../domain/lifecycle';
+import { NOT_YOUR_JOB, refusalFor, type Step } from '../../domain/steps';
+import { completeStopUpdate, deliverUpdate, departUpdate, pickupUpdate } from '../../workflows/messages';
 import type { AppDeps } from '../deps';
 import { ApiError, requireUuid } from '../errors';
 import { riderOf } from '../middleware/rider-auth';
-import { refusalError, throwIfRefused } from '../refusals';
-import { createJobView } from './job-view';
+import { throwIfRefused } from '../refusals';
 import { sendDeliveryUpdate } from '../temporal/delivery-updates';
 import { proofBrought, readHandoverProof } from './handover-proof';
-import { PositionPings } from './position-pings';
+import { createJobView } from './job-view';
 
-/** The rider app's API (DESIGN section 10). The rider token is checked in app.ts, before the body is read. */
-export function createRiderRouter(deps: AppDeps): Router {
+/** The job a rider holds and its steps: pick-up, departure, each stop and the final hand-over. */
+export function createRiderJobRouter(deps: AppDeps): Router {
   const { orm } = deps;
   const router = Router();
-
   const jobView = createJobView(deps);
-
   const statusOf = (deliveryId: string) => () => deliveries.statusOf(orm.em.fork(), deliveryId);
 
   /**
@@ -35,74 +29,16 @@ export function createRiderRouter(deps: AppDeps): Router {
   async function jobForStep(req: Request, res: Response, step: (job: JobForStep) => Step): Promise<{ delivery: JobForStep; position: RiderPosition }> {
     const id = requireUuid(req.params.id as string, 'Unknown delivery');
     const { job, position } = await riders.jobForStep(orm.em, id, riderOf(res).riderId);
-    if (!job) throw ApiError.notFound(notYourJob('pending').message);
+    if (!job) throw ApiError.notFound(NOT_YOUR_JOB);
     throwIfRefused(refusalFor(job, step(job)));
     return { delivery: job, position };
   }
-
-  router.put('/rider/availability', async (req, res) => {
-    const { online } = req.body as { online: boolean };
-    await riders.setOnline(orm.em.fork(), riderOf(res).riderId, online);
-    res.json({ online });
-  });
-
-  const pings = new PositionPings(orm);
-  router.post('/rider/location', async (req, res) => {
-    const { lat, lng } = req.body as { lat: number; lng: number };
-    await pings.record(riderOf(res).riderId, { lat, lng });
-    res.status(204).end();
-  });
-
-  router.get('/rider/offers', async (_req, res) => {
-    const rows = await offers.openFor(orm.em, riderOf(res).riderId);
-    res.json(
-      rows.map((r) => ({
-        delivery_id: r.id,
-        pickup_address: r.pickup_address,
-        pickup_lat: r.pickup_lat,
-        pickup_lng: r.pickup_lng,
-        dropoff_address: r.dropoff_address,
-        dropoff_lat: r.dropoff_lat,
-        dropoff_lng: r.dropoff_lng,
-        stops_count: Number(r.stops_count),
-        // What the rider app shows before a rider takes the job: each drop in order and the notes.
-        stops: r.stops,
-        package_size: r.package_size,
-        package_description: r.package_description,
-        distance_km: distanceKm(r.distance_m),
-        expires_at: isoZ(r.expires_at),
-      })),
-    );
-  });
 
   router.get('/rider/deliveries/current', async (_req, res) => {
     const { riderId } = riderOf(res);
     const activeDeliveryId = await riders.activeDeliveryId(orm.em.fork(), riderId);
     if (!activeDeliveryId) throw ApiError.notFound('No active job');
     res.json(await jobView(activeDeliveryId, riderId));
-  });
-
-  router.post('/rider/deliveries/:id/accept', async (req, res) => {
-    const { riderId } = riderOf(res);
-    const id = requireUuid(req.params.id, 'Unknown delivery');
-    // The offer, the job's status, whether the rider is busy and where they are, in one round trip:
-    // accepts race each other, so the time before the workflow decides is kept short.
-    const offer = await offers.toAccept(orm.em, id, riderId);
-    if (!offer) throw ApiError.notFound('This job was not offered to you');
-    const status = offer.status as DeliveryStatus;
-    throwIfRefused(acceptRefusal(status));
-    if (offer.active_delivery_id && offer.active_delivery_id !== id) throw refusalError(riderBusy(status));
-    const position = { lat: offer.lat, lng: offer.lng };
-    // A job whose workflow ended after the read above found it pending (cancelled or expired
-    // meanwhile) is no longer available, like one read so: 409.
-    await sendDeliveryUpdate(
-      deps,
-      id,
-      (h) => h.executeUpdate(acceptUpdate, { args: [{ riderId, ...position }] }),
-      statusOf(id),
-      (ended) => refusalError(noLongerAvailable(ended as DeliveryStatus)),
-    );
-    res.json(await jobView(id, riderId));
   });
 
   router.post('/rider/deliveries/:id/pickup', async (req, res) => {

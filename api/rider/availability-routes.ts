@@ -1,0 +1,25 @@
+import { Router } from 'express';
+import * as riders from '../../db/riders';
+import type { AppDeps } from '../deps';
+import { riderOf } from '../middleware/rider-auth';
+import { PositionPings } from './position-pings';
+
+/** A rider going online or offline, and the position pings of an online rider's app. */
+export function createRiderAvailabilityRouter({ orm }: AppDeps): Router {
+  const router = Router();
+
+  router.put('/rider/availability', async (req, res) => {
+    const { online } = req.body as { online: boolean };
+    await riders.setOnline(orm.em.fork(), riderOf(res).riderId, online);
+    res.json({ online });
+  });
+
+  const pings = new PositionPings(orm);
+  router.post('/rider/location', async (req, res) => {
+    const { lat, lng } = req.body as { lat: number; lng: number };
+    await pings.record(riderOf(res).riderId, { lat, lng });
+    res.status(204).end();
+  });
+
+  return router;
+}
