@@ -12,7 +12,7 @@ export const SEARCH_ATTRIBUTES = ['DeliveryStatus', 'PaymentStatus', 'PartnerId'
 
 /**
  * Dynamic config that makes the dev server behave like a production cluster where it matters for
- * speed (docs/performance.md):
+ * speed (docs/decisions/0098-dev-server-settings.md):
  * - the CLI forces a search-attribute cache refresh on every read, so every workflow start and
  *   search-attribute upsert also read cluster metadata through its single SQLite connection;
  *   ours are all registered when the server starts, so the cache is always right;
@@ -60,7 +60,7 @@ async function waitFor(check, what, timeoutMs = 60_000) {
  * `dbFile` keeps workflows across restarts; without it the state lives in memory (tests). The
  * file is in WAL mode without an fsync per commit unless `wal` is false: the dev server sends all
  * its writes through one SQLite connection, and WAL more than doubles its throughput
- * (docs/performance.md). A process crash loses nothing; only a power cut could lose the last moments.
+ * (docs/decisions/0080-dev-server-wal.md). A process crash loses nothing; only a power cut could lose the last moments.
  * `extraArgs` go to the CLI as they are.
  */
 export async function startTemporal({ cli, port, uiPort, dbFile, wal = true, logFile, headless = false, extraArgs = [] }) {

@@ -9,7 +9,7 @@ import { RECORDING_ENV, SCENARIOS, recordHistories } from './record-histories';
 // Recorded histories of every workflow, replayed against the current code: a change that would
 // make a running delivery take a different path (new activity, reordered timer, removed signal)
 // fails here instead of failing in-flight workflows in production. How such a change ships is in
-// docs/decisions.md ("Workflow versioning"); re-record with `npm run record:histories`.
+// docs/decisions/0118-workflow-versioning.md; re-record with `npm run record:histories`.
 
 const HISTORIES = path.join(__dirname, 'histories');
 
