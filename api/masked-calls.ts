@@ -1,5 +1,5 @@
 import type { CallSession, OpenCallSession } from '../integrations/calling/masking';
-import type { AppDeps } from './deps';
+import type { AppDeps } from './app-deps';
 import { isUnavailable } from './middleware/error-handler';
 
 /**

@@ -1,5 +1,5 @@
 import { REFUSAL, type Refusal, type RefusalKind } from '../domain/steps';
-import { ApiError } from './errors';
+import { ApiError } from './api-error';
 
 /** The HTTP answer to each kind of refusal (domain/steps.ts), whether the API or the workflow refused. */
 const ANSWERS: Record<RefusalKind, (refusal: Refusal) => ApiError> = {

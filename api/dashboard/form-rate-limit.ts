@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import { ipKeyGenerator, rateLimit } from 'express-rate-limit';
-import type { AppDeps } from '../deps';
-import { ApiError } from '../errors';
+import type { AppDeps } from '../app-deps';
+import { ApiError } from '../api-error';
 import { PostgresRateLimitStore } from '../middleware/rate-limit-store';
 import { errorPage } from '../../web/dashboard/error-page';
 import { pageOf, render } from './respond';

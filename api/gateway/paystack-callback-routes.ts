@@ -4,9 +4,9 @@ import { deliveryWorkflowId } from '../../domain/reference';
 import { isUuid } from '../../domain/uuid';
 import { parsePaystackEvent, verifyPaystackSignature } from '../../integrations/mobile-money/paystack';
 import { paymentSettledSignal } from '../../workflows/messages';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../app-deps';
 import { JSON_BODY_LIMIT_BYTES } from '../middleware/body-limit';
-import { ApiError } from '../errors';
+import { ApiError } from '../api-error';
 import { allowOnly } from '../middleware/allow-only';
 import { withinTemporalDeadline } from '../temporal/deadline';
 

@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from '../errors';
+import { ApiError } from '../api-error';
 
 /**
  * Lets through only the methods a known path serves (GET brings HEAD with it); any other is

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, envelope } from '../errors';
+import { ApiError, envelope } from '../api-error';
 import { FORMAT_MESSAGES } from '../openapi/formats';
 import { NOT_BLANK } from '../openapi/schemas';
 import { UUID_PATTERN } from '../../domain/uuid';

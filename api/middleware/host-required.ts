@@ -1,7 +1,7 @@
 import type { Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError, envelope } from '../errors';
+import { ApiError, envelope } from '../api-error';
 
 /**
  * Requests Node's HTTP parser refuses before Express sees them (headers over 16 kB, a broken

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { httpRequestDuration, httpRequests } from '../metrics';
+import { httpRequestDuration, httpRequests } from '../metric-registry';
 import { buildOpenApiDocument } from '../openapi/document';
 
 type RouteMatcher = { template: string; pattern: RegExp };

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from '../errors';
+import { ApiError } from '../api-error';
 
 /** The page parameters of the lists (mounted on those routes only). */
 const INTEGER_QUERY = ['limit', 'offset'] as const;

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import * as accounts from '../../db/accounts';
 import { hashSecret, parseSecret, type KeyMode } from '../../domain/api-key';
-import { ApiError } from '../errors';
+import { ApiError } from '../api-error';
 import { TokenCache } from './token-cache';
 
 export interface PartnerAuth {

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
-import type { AppDeps } from '../deps';
-import { ApiError } from '../errors';
+import type { AppDeps } from '../app-deps';
+import { ApiError } from '../api-error';
 import { partnerOf } from './partner-auth';
 import { riderOf } from './rider-auth';
 import { PostgresRateLimitStore } from './rate-limit-store';

@@ -2,7 +2,7 @@ import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import * as riders from '../../db/riders';
 import { hashSecret, parseSecret } from '../../domain/api-key';
-import { ApiError } from '../errors';
+import { ApiError } from '../api-error';
 import { bearerToken } from './partner-auth';
 import { TokenCache } from './token-cache';
 

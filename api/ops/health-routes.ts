@@ -1,7 +1,7 @@
 import { Router } from 'express';
 import { ping } from '../../db/health';
-import type { AppDeps } from '../deps';
-import { envelope } from '../errors';
+import type { AppDeps } from '../app-deps';
+import { envelope } from '../api-error';
 import { allowOnly } from '../middleware/allow-only';
 
 function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

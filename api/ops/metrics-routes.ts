@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Router, type RequestHandler } from 'express';
-import { ApiError } from '../errors';
-import { apiRegistry } from '../metrics';
+import { ApiError } from '../api-error';
+import { apiRegistry } from '../metric-registry';
 import { allowOnly } from '../middleware/allow-only';
 
 /**

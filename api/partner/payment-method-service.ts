@@ -5,8 +5,8 @@ import { readBackCommitted, transactionOrFound } from '../../db/lost-commit';
 import * as paymentMethods from '../../db/payment-methods';
 import type { AccountOwner } from '../../db/payment-methods';
 import { GatewayUnavailableError, type MobileMoneyGateway, type MobileMoneyProvider } from '../../integrations/mobile-money/gateway';
-import { ApiError } from '../errors';
-import { bindClaimedKey, type IdempotencyClaim } from './idempotency';
+import { ApiError } from '../api-error';
+import { bindClaimedKey, type IdempotencyClaim } from './idempotent-requests';
 import { isKnownGhanaNumber } from '../openapi/formats';
 
 /**

@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { priceRoute, quoteView } from '../../domain/pricing';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../app-deps';
 import type { QuoteRequest } from '../openapi/schemas';
 import { routeOf } from './booking-service';
 

@@ -1,5 +1,5 @@
 import type { NextFunction, Request, Response } from 'express';
-import { ApiError } from '../errors';
+import { ApiError } from '../api-error';
 
 /** `additional_stops[0].recipient_name`: the same field names the validator's details use. */
 function fieldPath(parent: string, key: string | number): string {

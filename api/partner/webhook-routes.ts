@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import * as webhookEndpoints from '../../db/webhook-endpoints';
 import * as webhookEvents from '../../db/webhook-events';
-import type { AppDeps } from '../deps';
-import { ApiError, requireUuid } from '../errors';
+import type { AppDeps } from '../app-deps';
+import { ApiError, requireUuid } from '../api-error';
 import { partnerOf } from '../middleware/partner-auth';
 import { redeliveryLimit } from '../middleware/rate-limit';
 import { loadWebhookDeliveries } from './webhook-log-view';

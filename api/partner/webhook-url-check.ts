@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import ipaddr from 'ipaddr.js';
-import { ApiError } from '../errors';
+import { ApiError } from '../api-error';
 
 /** Readable names for the address ranges of ipaddr.js that a callback may not reach. */
 const RANGE_NAMES: Record<string, string> = {

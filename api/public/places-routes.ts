@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import type { AppDeps } from '../deps';
-import { ApiError } from '../errors';
+import type { AppDeps } from '../app-deps';
+import { ApiError } from '../api-error';
 
 /** Open place search, for booking coordinates. */
 export function createPlacesRouter({ places }: AppDeps): Router {

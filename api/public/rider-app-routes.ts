@@ -4,7 +4,7 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { Router, type Request, type Response } from 'express';
 import helmet from 'helmet';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../app-deps';
 import { allowOnly } from '../middleware/allow-only';
 import { tileSource } from './track-page-routes';
 

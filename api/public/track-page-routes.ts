@@ -3,7 +3,7 @@ import path from 'node:path';
 import express, { Router } from 'express';
 import helmet from 'helmet';
 import { DELIVERY_STATUS_NAMES } from '../../domain/lifecycle';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../app-deps';
 import { allowOnly } from '../middleware/allow-only';
 
 const WEB_DIR = path.resolve(__dirname, '../../web');

@@ -4,8 +4,8 @@ import { isoZ } from '../../domain/delivery-view';
 import { ACTIVE_FOR_RIDER, type DeliveryStatus } from '../../domain/lifecycle';
 import { deliveryReference } from '../../domain/reference';
 import { firstNameAndInitial } from '../../domain/redaction';
-import type { AppDeps } from '../deps';
-import { ApiError, requireUuid } from '../errors';
+import type { AppDeps } from '../app-deps';
+import { ApiError, requireUuid } from '../api-error';
 import { ETA_REFRESH_SECONDS, etaFor, type EtaStop } from './tracking-eta';
 import { VersionedViewCache, sendJsonBytes } from '../view-cache';
 

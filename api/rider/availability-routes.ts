@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import * as riders from '../../db/riders';
-import type { AppDeps } from '../deps';
+import type { AppDeps } from '../app-deps';
 import { riderOf } from '../middleware/rider-auth';
 import { PositionPings } from './position-pings';
 

@@ -6,8 +6,8 @@ import type { VerificationMethod } from '../../domain/lifecycle';
 import { PHOTO_TYPES } from '../../domain/limits';
 import type { ProofKind } from '../../domain/steps';
 import type { HandoverProof } from '../../workflows/messages';
-import type { AppDeps } from '../deps';
-import { ApiError } from '../errors';
+import type { AppDeps } from '../app-deps';
+import { ApiError } from '../api-error';
 import type { StagedUpload } from './photo-staging';
 
 /**

@@ -1,8 +1,8 @@
 import * as riders from '../../db/riders';
 import type { RiderJobView } from '../../db/riders';
 import { ACTIVE_FOR_RIDER, FINAL_DROP, type DeliveryStatus } from '../../domain/lifecycle';
-import type { AppDeps } from '../deps';
-import { ApiError } from '../errors';
+import type { AppDeps } from '../app-deps';
+import { ApiError } from '../api-error';
 import { endJobCalls, openJobCall } from '../masked-calls';
 
 type MaskedCall = { via: string; expires_at: string };

@@ -2,8 +2,8 @@ import { Router } from 'express';
 import * as riderSignIns from '../../db/rider-sign-ins';
 import { generateSecret, hashSecret } from '../../domain/api-key';
 import { SIGN_IN_CODE } from '../../domain/rider-sign-in';
-import type { AppDeps } from '../deps';
-import { ApiError } from '../errors';
+import type { AppDeps } from '../app-deps';
+import { ApiError } from '../api-error';
 import { jsonBody } from '../middleware/json-body';
 import { riderSignInRateLimit } from '../middleware/rate-limit';
 

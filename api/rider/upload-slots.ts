@@ -1,5 +1,5 @@
 import type { RequestHandler } from 'express';
-import { ApiError } from '../errors';
+import { ApiError } from '../api-error';
 
 /** How long an upload waits for a free slot before it is answered 503: a rider app retries. */
 export const UPLOAD_SLOT_WAIT_MS = 10_000;

@@ -4,7 +4,7 @@ import type { Settings } from '../../config/settings';
 import { deliveryWorkflowId } from '../../domain/reference';
 import type { Refusal } from '../../domain/steps';
 import type { DeliveryState } from '../../workflows/messages';
-import { ApiError } from '../errors';
+import { ApiError } from '../api-error';
 import { isRefusalKind, refusalError } from '../refusals';
 import { withinTemporalDeadline } from './deadline';
 

@@ -5,7 +5,7 @@ import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, GracefulShutdownPeriodExpiredError, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { answerMalformedRequests } from '../../api/middleware/host-required';
-import type { AppDeps } from '../../api/deps';
+import type { AppDeps } from '../../api/app-deps';
 import type { ActivityDeps } from '../../activities/deps';
 import { createLogger } from '../../config/logger';
 import { loadSettings, type Settings } from '../../config/settings';

@@ -1,7 +1,7 @@
 import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { Settings } from '../../config/settings';
-import { ApiError } from '../../api/errors';
+import { ApiError } from '../../api/api-error';
 import { sendDeliveryUpdate, UNPROCESSED_TRIES } from '../../api/temporal/delivery-updates';
 import { REFUSAL } from '../../domain/steps';
 import type { DeliveryState } from '../../workflows/messages';

@@ -1,6 +1,6 @@
 import { checkWebhookUrl } from '../../api/partner/webhook-url-check';
 import { urlProblem } from '../../api/dashboard/routes/webhook-pages';
-import { ApiError } from '../../api/errors';
+import { ApiError } from '../../api/api-error';
 
 async function refusal(url: string, production = true): Promise<ApiError> {
   try {

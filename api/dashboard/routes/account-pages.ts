@@ -1,5 +1,5 @@
 import { Router, type RequestHandler } from 'express';
-import type { AccountService } from '../accounts';
+import type { AccountService } from '../account-service';
 import { pageOf, redirectWith, safeDashboardPath } from '../respond';
 
 /** Signed-in account actions: the live/test switch and a fresh confirmation link. */

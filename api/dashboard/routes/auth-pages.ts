@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { LIMITS, PASSWORD_MIN } from '../../../domain/limits';
-import type { AccountService } from '../accounts';
-import { checkEmailPage, claimSignUpPage, confirmedPage, logInPage, resendPage, signUpPage } from '../../../web/dashboard/auth-pages';
+import type { AccountService } from '../account-service';
+import { checkEmailPage, claimSignUpPage, confirmedPage, logInPage, resendPage, signUpPage } from '../../../web/dashboard/sign-up-and-log-in-page';
 import type { FieldErrors } from '../../../web/dashboard/forms';
 import { characters, formValues, isEmailAddress, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 import { SESSION_COOKIE } from '../session';

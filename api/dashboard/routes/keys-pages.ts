@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import * as accounts from '../../../db/accounts';
 import type { KeyMode } from '../../../domain/api-key';
-import { ApiError, requireUuid } from '../../errors';
+import { ApiError, requireUuid } from '../../api-error';
 import { LIMITS } from '../../../domain/limits';
 import type { FieldErrors } from '../../../web/dashboard/forms';
 import { keysPage } from '../../../web/dashboard/keys-page';

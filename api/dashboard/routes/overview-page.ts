@@ -1,6 +1,6 @@
 import { Router } from 'express';
 import { accountProgress } from '../../../db/dashboard-reads';
-import type { AppDeps } from '../../deps';
+import type { AppDeps } from '../../app-deps';
 import { overviewPage } from '../../../web/dashboard/home-page';
 import { pageOf, render } from '../respond';
 

@@ -1,6 +1,6 @@
 import { Router, type Request, type RequestHandler } from 'express';
 import { PASSWORD_MIN } from '../../../domain/limits';
-import type { AccountService } from '../accounts';
+import type { AccountService } from '../account-service';
 import type { FieldErrors } from '../../../web/dashboard/forms';
 import { changePasswordPage, forgotPasswordPage, resetLinkInvalidPage, resetPasswordPage } from '../../../web/dashboard/password-page';
 import { formValues, isEmailAddress, pageOf, redirectWith, render } from '../respond';

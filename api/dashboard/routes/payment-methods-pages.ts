@@ -1,8 +1,8 @@
 import { Router } from 'express';
 import { normaliseGhanaPhone } from '../../../domain/phone';
 import { PROVIDERS, type MobileMoneyProvider } from '../../../integrations/mobile-money/gateway';
-import type { AppDeps } from '../../deps';
-import { ApiError, requireUuid } from '../../errors';
+import type { AppDeps } from '../../app-deps';
+import { ApiError, requireUuid } from '../../api-error';
 import { LIMITS } from '../../../domain/limits';
 import { listPaymentMethods, registerPaymentMethod, removePaymentMethod, setDefaultPaymentMethod } from '../../partner/payment-method-service';
 import type { FieldErrors } from '../../../web/dashboard/forms';

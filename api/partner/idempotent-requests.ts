@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import * as idempotency from '../../db/idempotency';
 import type { PoolQuery } from '../../db/pool-query';
-import type { AppDeps } from '../deps';
-import { ApiError } from '../errors';
+import type { AppDeps } from '../app-deps';
+import { ApiError } from '../api-error';
 import { partnerOf } from '../middleware/partner-auth';
 
 /** How long a duplicate waits for the first request still running. */
