@@ -55,24 +55,24 @@ module.exports = {
     {
       name: 'api-groups-stand-apart',
       comment:
-        'Each caller\'s folder of the API (partner, rider, public, gateway, ops) holds what only it uses; what several share sits in api/middleware/, api/temporal/ or api/ itself.',
+        'Each caller\'s folder of the API (partner, rider, public, providers, ops) holds what only it uses; what several share sits in api/middleware/, api/temporal/ or api/ itself.',
       severity: 'error',
-      from: { path: '^api/(partner|rider|public|gateway|ops)/' },
-      to: { path: '^api/(partner|rider|public|dashboard|gateway|ops)/', pathNot: '^api/$1/' },
+      from: { path: '^api/(partner|rider|public|providers|ops)/' },
+      to: { path: '^api/(partner|rider|public|dashboard|providers|ops)/', pathNot: '^api/$1/' },
     },
     {
       name: 'dashboard-uses-only-partner-services',
       comment: 'The dashboard is the partner\'s other door: it may call the partner\'s services, and no other caller\'s.',
       severity: 'error',
       from: { path: '^api/dashboard/' },
-      to: { path: '^api/(rider|public|gateway|ops)/' },
+      to: { path: '^api/(rider|public|providers|ops)/' },
     },
     {
       name: 'shared-api-code-serves-every-caller',
       comment: 'Middleware and the Temporal calls serve every caller, so they import none of the callers\' folders.',
       severity: 'error',
       from: { path: '^api/(middleware|temporal)/' },
-      to: { path: '^api/(partner|rider|public|dashboard|gateway|ops)/' },
+      to: { path: '^api/(partner|rider|public|dashboard|providers|ops)/' },
     },
     {
       name: 'integrations-never-import-db',

@@ -34,7 +34,7 @@ import { createDeliveriesRouter } from './partner/deliveries-routes';
 import { createHealthRouter } from './ops/health-routes';
 import { createMetricsRouter } from './ops/metrics-routes';
 import { createPaymentMethodsRouter } from './partner/payment-methods-routes';
-import { createPaystackCallbackRouter } from './gateway/paystack-callback-routes';
+import { createPaystackCallbackRouter } from './providers/paystack-callback-routes';
 import { createPlacesRouter } from './public/places-routes';
 import { createQuotesRouter } from './partner/quotes-routes';
 import { createRiderAvailabilityRouter } from './rider/availability-routes';
