@@ -183,14 +183,24 @@ describe('hosted tracking page', () => {
     const { context, page, requests } = await phone();
     const bodies: string[] = [];
     const polledAt: number[] = [];
+    let pollsAnswered = 0;
     page.on('request', (request) => {
       if (TRACK_API.test(new URL(request.url()).pathname)) polledAt.push(Date.now());
     });
-    page.on('response', (response) => void response.text().then((text) => bodies.push(text), () => undefined));
+    page.on('response', (response) =>
+      void response.text().then(
+        (text) => {
+          bodies.push(text);
+          if (TRACK_API.test(new URL(response.url()).pathname)) pollsAnswered += 1;
+        },
+        () => undefined,
+      ),
+    );
 
     await page.goto(`${stack.baseUrl}/track?id=${delivery.id}`);
     await page.getByText('A rider is on the way to collect your parcel').waitFor();
-    await page.waitForTimeout(14_000);
+    // Three polls answered give two gaps; at the slowest pace allowed (10.5 s) they take 21 s.
+    await eventually(async () => pollsAnswered >= 3, 25_000, 'three polls answered');
     const gaps = polledAt.slice(1).map((at, i) => at - (polledAt[i] as number));
     expect(gaps.length).toBeGreaterThanOrEqual(2);
     for (const gap of gaps) {
