@@ -1,6 +1,7 @@
 import type { Orm } from '../../db/orm';
 import { createApiKey, createPartner, createRider } from '../../db/accounts';
 import { createPartnerClient, type PartnerClient } from '../../clients/typescript/src';
+import { setRider } from './db-riders';
 
 let counter = 0;
 
@@ -29,6 +30,6 @@ export function partnerClient(baseUrl: string, key: string): PartnerClient {
 /** A rider near a point, online, with a token for the rider API. */
 export async function makeRider(orm: Orm, at = { lat: 5.55, lng: -0.2 }, name = 'Kofi Mensah') {
   const rider = await createRider(orm.em.fork(), { name, vehicle: 'Motorbike', lat: at.lat, lng: at.lng });
-  await orm.em.fork().execute('update riders set online = true where id = ?', [rider.riderId]);
+  await setRider(orm, rider.riderId, { online: true });
   return rider;
 }

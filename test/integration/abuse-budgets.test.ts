@@ -10,6 +10,9 @@ import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
 import { api } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
+import { apiKeysOf } from '../helpers/db-accounts';
+import { paymentMethodsOf } from '../helpers/db-payments';
+import { testWebhooksOf } from '../helpers/db-webhooks';
 
 // Budgets from the security review: the name check, made-up keys, webhook tests, redeliveries, keys.
 const PASSWORD = 'correct horse battery';
@@ -84,8 +87,7 @@ describe('budgets against abuse', () => {
     expect(refused.status).toBe(429);
     expect(refused.text).toContain('Too many payment method changes');
     expect(refused.headers.get('retry-after')).toBeTruthy();
-    const [saved] = await stack.orm.em.fork().execute<{ n: number }[]>('select count(*)::int as n from payment_methods where partner_id = ?', [partnerId]);
-    expect(saved!.n).toBe(2);
+    expect(await paymentMethodsOf(stack.orm, partnerId)).toHaveLength(2);
     // Listing is not a change; another partner has a budget of its own.
     expect((await partner.get('/partner/payment-methods')).status).toBe(200);
     const other = await makePartner(stack.orm);
@@ -174,8 +176,7 @@ describe('budgets against abuse', () => {
     const refused = await client.submit('/dashboard/webhook', '/dashboard/webhook/test');
     expect(refused.status).toBe(429);
     expect(refused.text).toContain('Too many test webhooks');
-    const [sent] = await stack.orm.em.fork().execute<{ n: number }[]>("select count(*)::int as n from webhook_events where partner_id = ? and event = 'webhook.test'", [partnerId]);
-    expect(sent!.n).toBe(2);
+    expect(await testWebhooksOf(stack.orm, partnerId)).toHaveLength(2);
   });
 
   it('lets a partner hold at most API_KEYS_MAX_ACTIVE unrevoked keys, both modes together: one more is refused with 409', async () => {
@@ -188,7 +189,7 @@ describe('budgets against abuse', () => {
     expect(refused.status).toBe(409);
     expect(refused.text).toContain('You already have 3 active keys');
     expect(refused.text).not.toMatch(/value="sk_(test|live)_/);
-    const keys = () => stack.orm.em.fork().execute<{ id: string; revoked: boolean }[]>('select id, revoked_at is not null as revoked from api_keys where partner_id = ?', [partnerId]);
+    const keys = () => apiKeysOf(stack.orm, partnerId);
     expect(await keys()).toHaveLength(3);
 
     // Revoking one makes room; concurrent creations never pass the ceiling.

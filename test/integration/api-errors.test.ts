@@ -6,6 +6,8 @@ import { makePartner, makeRider } from '../helpers/partners';
 import { api } from '../helpers/http';
 import { startTcpProxy } from '../fakes/tcp-proxy';
 import { bookingBody, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
+import { deliveriesOf, deliveryIdsOf } from '../helpers/db-deliveries';
+import { paymentMethodsOf } from '../helpers/db-payments';
 import { revokeApiKey } from '../../db/accounts';
 import { generateSecret } from '../../domain/api-key';
 
@@ -130,7 +132,7 @@ describe('the error envelope', () => {
     const account = await client.post('/partner/payment-methods', { provider: 'network_x', phone: '+233000000000', account_name: 'Ama' });
     expect(account.status).toBe(400);
     expect(Object.keys(account.body.error.details).sort()).toEqual(['phone', 'provider']);
-    expect(await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId])).toEqual([]);
+    expect(await deliveryIdsOf(stack.orm, partnerId)).toEqual([]);
   });
 
   it('books recipients on +23325…, a range of network_a (DESIGN section 6) newer than libphonenumber’s data', async () => {
@@ -163,8 +165,7 @@ describe('the error envelope', () => {
     const res = await client.post('/partner/payment-methods', { provider: 'network_a', phone: SANDBOX.ok, account_name: 'Ama', is_default: 'false' });
     expect(res.status).toBe(400);
     expect(Object.keys(res.body.error.details)).toEqual(['is_default']);
-    const stored = await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId]);
-    expect(stored).toEqual([]);
+    expect(await deliveryIdsOf(stack.orm, partnerId)).toEqual([]);
   });
 
   it('refuses a body that is not JSON with 415 unsupported_media_type', async () => {
@@ -345,8 +346,7 @@ describe('the error envelope', () => {
     expect(refused.status).toBe(400);
     expectEnvelope(refused.body, 'bad_request');
     expect(Object.keys(refused.body.error.details)).toEqual(['additional_stops']);
-    const [saved] = await stack.orm.em.fork().execute<{ n: string }[]>('select count(*) as n from deliveries where partner_id = ?', [partner.partnerId]);
-    expect(Number(saved?.n)).toBe(0);
+    expect(await deliveryIdsOf(stack.orm, partner.partnerId)).toEqual([]);
 
     const taken = await client.post('/partner/deliveries', bookingBody({ additional_stops: stops(10) }));
     expect(taken.status).toBe(201);
@@ -388,8 +388,7 @@ describe('the error envelope', () => {
       const res = await client.post('/partner/deliveries', bookingBody(override));
       expect({ field, status: res.status, details: Object.keys(res.body.error?.details ?? {}) }).toEqual({ field, status: 400, details: [field] });
     }
-    const stored = await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partner.partnerId]);
-    expect(stored).toEqual([{ id: booked.body.id }]);
+    expect(await deliveryIdsOf(stack.orm, partner.partnerId)).toEqual([booked.body.id]);
   });
 
   it('refuses limit outside 1..100 and a negative offset instead of clamping', async () => {
@@ -454,8 +453,7 @@ describe('the error envelope', () => {
       expectEnvelope(res.body, 'bad_request');
       expect(Object.keys(res.body.error.details)).toEqual(['scheduled_at']);
     }
-    const stored = await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId]);
-    expect(stored).toEqual([]);
+    expect(await deliveryIdsOf(stack.orm, partnerId)).toEqual([]);
   });
 
   it('refuses a scheduled_at in the year 0 with 400, not a 500 from the database, and takes the year 1', async () => {
@@ -469,7 +467,7 @@ describe('the error envelope', () => {
       expectEnvelope(res.body, 'bad_request');
       expect(res.body.error.details).toEqual({ scheduled_at: 'must not be before 0001-01-01T00:00:00Z' });
     }
-    expect(await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId])).toEqual([]);
+    expect(await deliveryIdsOf(stack.orm, partnerId)).toEqual([]);
     // A past time dispatches at once, however far back.
     const earliest = await client.post('/partner/deliveries', bookingBody({ scheduled_at: '0001-01-01T00:00:00Z' }));
     expect(earliest.status).toBe(201);
@@ -490,7 +488,7 @@ describe('the error envelope', () => {
     const body = (await latin1.json()) as { error: { message: string } };
     expectEnvelope(body, 'bad_request');
     expect(body.error.message).toBe('The body is not valid UTF-8');
-    expect(await stack.orm.em.fork().execute('select id from payment_methods where partner_id = ?', [partnerId])).toEqual([]);
+    expect(await paymentMethodsOf(stack.orm, partnerId)).toEqual([]);
     // The same text in UTF-8 is taken as sent.
     const utf8 = await send('/partner/payment-methods', JSON.stringify({ provider: 'network_a', phone: SANDBOX.ok, account_name: 'Café Accra' }), 'utf8');
     expect(utf8.status).toBe(201);
@@ -515,8 +513,7 @@ describe('the error envelope', () => {
     const account = await client.post('/partner/payment-methods', { provider: 'network_a', phone: SANDBOX.ok, account_name: 'Ama\u0000' });
     expect(account.status).toBe(400);
     expect(Object.keys(account.body.error.details)).toEqual(['account_name']);
-    const stored = await stack.orm.em.fork().execute('select id from deliveries where partner_id = ?', [partnerId]);
-    expect(stored).toEqual([]);
+    expect(await deliveryIdsOf(stack.orm, partnerId)).toEqual([]);
   });
 
   it('refuses text holding an unpaired surrogate with 400 naming each field, rather than storing U+FFFD', async () => {
@@ -548,9 +545,8 @@ describe('the error envelope', () => {
     expectEnvelope(hook.body, 'bad_request');
     expect(Object.keys(hook.body.error.details)).toEqual(['webhook_url']);
 
-    const em = stack.orm.em.fork();
-    expect(await em.execute('select id from deliveries where partner_id = ?', [partnerId])).toEqual([{ id: emoji.body.id }]);
-    expect(await em.execute('select account_name from payment_methods where partner_id = ?', [partnerId])).toHaveLength(1);
+    expect(await deliveryIdsOf(stack.orm, partnerId)).toEqual([emoji.body.id]);
+    expect(await paymentMethodsOf(stack.orm, partnerId)).toHaveLength(1);
     expect((await client.get('/partner/webhook')).body).toEqual({ webhook_url: null });
   });
 
@@ -685,10 +681,7 @@ describe('when Temporal is unreachable', () => {
       const res = await api(down.baseUrl, partner.liveKey).post('/partner/deliveries', bookingBody());
       expect(res.status).toBe(503);
       expectEnvelope(res.body, 'unavailable');
-      const [{ count }] = await down.orm.em
-        .fork()
-        .execute<{ count: number }[]>('select count(*)::int as count from deliveries where partner_id = ?', [partner.partnerId]) as [{ count: number }];
-      expect(count).toBe(0);
+      expect(await deliveryIdsOf(down.orm, partner.partnerId)).toEqual([]);
       const ready = await fetch(`${down.baseUrl}/readyz`);
       expect(ready.status).toBe(503);
     } finally {
@@ -727,8 +720,7 @@ describe('when Temporal is unreachable', () => {
         expectEnvelope(res.body, 'unavailable');
         expect(Date.now() - started).toBeLessThan(5_000);
       }
-      const stored = await frozen.orm.em.fork().execute('select id, status from deliveries where partner_id = ?', [partner.partnerId]);
-      expect(stored).toEqual([{ id: booked.body.id, status: 'pending' }]);
+      expect(await deliveriesOf(frozen.orm, partner.partnerId)).toMatchObject([{ id: booked.body.id, status: 'pending' }]);
     } finally {
       await frozen.close();
       await proxy.close();

@@ -6,6 +6,11 @@ import { ACCRA, book, bookingBody, registerAccount, SANDBOX } from '../helpers/b
 import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
 import { capturingLogger } from '../helpers/captured-logs';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server';
+import { apiKeysOf } from '../helpers/db-accounts';
+import { deliveryRow } from '../helpers/db-deliveries';
+import { riderRow } from '../helpers/db-riders';
+import { dropConnectionOnWebhookWrite } from '../helpers/db-faults';
+import { readOutbox } from '../../db/sms-outbox';
 
 /** Every line the API and the worker log, at every level, as it would reach the log store. */
 const { logger, lines: logLines } = capturingLogger('debug', 'test');
@@ -151,16 +156,10 @@ describe('mass assignment', () => {
     expect(res.body.id).not.toBe(forged.id);
     expect(res.body.reference).not.toBe(forged.reference);
     expect(res.body).toMatchObject({ status: 'pending', payment_status: 'pending', rider_id: null, total_fare: quote.body.total_fare });
-    const [row] = await stack.orm.em
-      .fork()
-      .execute<{ partner_id: string; mode: string; status: string; rider_id: string | null; payment_status: string; created_at: Date }[]>(
-        'select partner_id, mode, status, rider_id, payment_status, created_at from deliveries where id = ?',
-        [res.body.id],
-      );
+    const row = await deliveryRow(stack.orm, res.body.id);
     expect(row).toMatchObject({ partner_id: partner.partnerId, mode: 'live', status: 'pending', rider_id: null, payment_status: 'pending' });
     expect(new Date(row!.created_at).getFullYear()).toBeGreaterThan(2000);
-    const [riderRow] = await stack.orm.em.fork().execute<{ active_delivery_id: string | null }[]>('select active_delivery_id from riders where id = ?', [rider.riderId]);
-    expect(riderRow?.active_delivery_id).toBeNull();
+    expect((await riderRow(stack.orm, rider.riderId))?.active_delivery_id).toBeNull();
     await client.post(`/partner/deliveries/${res.body.id}/cancel`);
   });
 
@@ -213,9 +212,7 @@ describe('secrets in answers and logs', () => {
     expect((await riderApp.post(`/rider/deliveries/${id}/depart`)).status).toBe(200);
     // The code is texted by an activity the workflow does not wait for.
     const otp = await eventually(async () => {
-      const [sms] = await stack.orm.em
-        .fork()
-        .execute<{ body: string }[]>('select body from sms_outbox where recipient = ? order by id desc limit 1', [recipientPhone]);
+      const [sms] = await readOutbox(stack.orm.em.fork(), recipientPhone);
       return /(\d{6})\s*$/.exec(sms?.body ?? '')?.[1];
     }, 10_000, 'the hand-over code text');
     expect(otp).toMatch(/^\d{6}$/);
@@ -248,12 +245,7 @@ describe('secrets in answers and logs', () => {
 
   it('keeps a fresh webhook secret out of the log when the database drops the write that stores it', async () => {
     const failingUrl = 'https://db-outage.example.com/hooks';
-    const em = stack.orm.em.fork();
-    // Postgres ending the connection in the middle of this one write (57P01, as on a failover).
-    await em.execute(`create or replace function fail_webhook_write() returns trigger language plpgsql as $$
-      begin raise exception 'terminating connection due to administrator command' using errcode = '57P01'; end $$`);
-    await em.execute(`create trigger fail_webhook_write before insert or update on webhook_endpoints
-      for each row when (new.url = '${failingUrl}') execute function fail_webhook_write()`);
+    const restore = await dropConnectionOnWebhookWrite(stack.orm, failingUrl);
     try {
       const partner = await makePartner(stack.orm);
       const before = logLines.length;
@@ -267,8 +259,7 @@ describe('secrets in answers and logs', () => {
       expect(logged[0]).not.toContain('whsec_');
       expect(logged[0]).not.toContain(failingUrl);
     } finally {
-      await em.execute('drop trigger if exists fail_webhook_write on webhook_endpoints');
-      await em.execute('drop function if exists fail_webhook_write()');
+      await restore();
     }
   });
 
@@ -276,24 +267,21 @@ describe('secrets in answers and logs', () => {
     const partner = await makePartner(stack.orm);
     const rider = await makeRider(stack.orm);
     const sha256 = (secret: string) => createHash('sha256').update(secret).digest('hex');
-    const keyRows = () =>
-      stack.orm.em
-        .fork()
-        .execute<Record<string, unknown>[]>('select * from api_keys where partner_id = ? and mode = ?', [partner.partnerId, 'live']);
+    const keyRows = () => apiKeysOf(stack.orm, partner.partnerId, 'live');
 
     const [stored] = await keyRows();
     expect(stored).toMatchObject({ key_hash: sha256(partner.liveKey), last_used_at: null });
     // The dashboard's prefix tells keys apart: the kind and mode, and 4 of the 30 random characters.
     expect(stored!.prefix).toBe(partner.liveKey.slice(0, 12));
-    const [riderRow] = await stack.orm.em.fork().execute<Record<string, unknown>[]>('select * from riders where id = ?', [rider.riderId]);
-    expect(riderRow!.token_hash).toBe(sha256(rider.riderToken));
-    for (const [row, secret] of [[stored, partner.liveKey], [riderRow, rider.riderToken]] as const) {
+    const storedRider = await riderRow(stack.orm, rider.riderId);
+    expect(storedRider!.token_hash).toBe(sha256(rider.riderToken));
+    for (const [row, secret] of [[stored, partner.liveKey], [storedRider, rider.riderToken]] as const) {
       expect(JSON.stringify(row)).not.toContain(secret.slice(12));
     }
 
     expect((await api(stack.baseUrl, partner.liveKey).get('/partner/deliveries')).status).toBe(200);
     const used = await eventually(async () => (await keyRows())[0]?.last_used_at ?? undefined, 5_000, 'last_used_at');
-    expect(Date.now() - new Date(used as string).getTime()).toBeLessThan(60_000);
+    expect(Date.now() - new Date(used).getTime()).toBeLessThan(60_000);
   });
 });
 

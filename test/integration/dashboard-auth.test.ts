@@ -6,6 +6,7 @@ import { SMTPServer } from 'smtp-server';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { confirmLinkIn, dashboardClient, readableText, mailsTo, pathOf, uniqueEmail } from '../helpers/dashboard';
 import { eventually } from '../helpers/http';
+import { apiKeysOf, emailTokensOf, expireEmailTokensOf, partnerByEmail } from '../helpers/db-accounts';
 
 /** Messages as a real SMTP server on 127.0.0.1 received them. */
 interface Received {
@@ -75,15 +76,10 @@ describe('dashboard sign-up and email confirmation', () => {
     const link = confirmLinkIn(message!.raw)!;
     expect(link).toBeTruthy();
     const token = new URL(link).searchParams.get('token')!;
-    const stored = await stack.orm.em.fork().execute<{ token_hash: string }[]>(
-      'select token_hash from email_tokens t join partners p on p.id = t.partner_id where lower(p.email) = lower(?)',
-      [email],
-    );
+    const stored = await emailTokensOf(stack.orm, email);
     expect(stored).toHaveLength(1);
     expect(stored[0]!.token_hash).not.toContain(token);
-    const [account] = await stack.orm.em
-      .fork()
-      .execute<{ password_hash: string }[]>('select password_hash from partners where lower(email) = lower(?)', [email]);
+    const account = await partnerByEmail(stack.orm, email);
     expect(account!.password_hash).toMatch(/^\$argon2id\$/);
     expect(account!.password_hash).not.toContain(PASSWORD);
 
@@ -92,11 +88,7 @@ describe('dashboard sign-up and email confirmation', () => {
     const first = await elsewhere.get(pathOf(link));
     expect(first.status).toBe(200);
     expect(first.text).toContain('Email address confirmed');
-    const [partner] = await stack.orm.em.fork().execute<{ confirmed: boolean }[]>(
-      'select email_confirmed_at is not null as confirmed from partners where lower(email) = lower(?)',
-      [email],
-    );
-    expect(partner!.confirmed).toBe(true);
+    expect((await partnerByEmail(stack.orm, email))!.confirmed).toBe(true);
 
     // Used up, in the browser that signed up too.
     const again = await client.get(pathOf(link));
@@ -108,19 +100,10 @@ describe('dashboard sign-up and email confirmation', () => {
     const email = uniqueEmail();
     const { client } = await signUp(email);
     const [message] = await mailTo(email);
-    await stack.orm.em
-      .fork()
-      .execute(
-        `update email_tokens set expires_at = now() - interval '1 minute' where partner_id = (select id from partners where lower(email) = lower(?))`,
-        [email],
-      );
+    await expireEmailTokensOf(stack.orm, email, { minutes: 1 });
     const page = await client.get(pathOf(confirmLinkIn(message!.raw)!));
     expect(page.status).toBe(400);
-    const [partner] = await stack.orm.em.fork().execute<{ confirmed: boolean }[]>(
-      'select email_confirmed_at is not null as confirmed from partners where lower(email) = lower(?)',
-      [email],
-    );
-    expect(partner!.confirmed).toBe(false);
+    expect((await partnerByEmail(stack.orm, email))!.confirmed).toBe(false);
   });
 
   it('shows each wrong field with its own message and keeps what was typed', async () => {
@@ -221,15 +204,8 @@ describe('dashboard sign-up and email confirmation', () => {
 
     const refused = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'Shop server', mode: 'test' });
     expect(refused.status).toBe(400);
-    const count = async () =>
-      Number(
-        (
-          await stack.orm.em
-            .fork()
-            .execute<{ n: string }[]>('select count(*) as n from api_keys k join partners p on p.id = k.partner_id where lower(p.email) = lower(?)', [email])
-        )[0]!.n,
-      );
-    expect(await count()).toBe(0);
+    const keysOfOwner = async () => apiKeysOf(stack.orm, (await partnerByEmail(stack.orm, email))!.id);
+    expect(await keysOfOwner()).toHaveLength(0);
 
     const [message] = await mailTo(email);
     const confirmed = await client.get(pathOf(confirmLinkIn(message!.raw)!));
@@ -240,7 +216,7 @@ describe('dashboard sign-up and email confirmation', () => {
     expect(created.status).toBe(201);
     const secret = /value="(sk_test_[A-Za-z0-9]+)"/.exec(created.text)?.[1];
     expect(secret).toBeDefined();
-    expect(await count()).toBe(1);
+    expect(await keysOfOwner()).toHaveLength(1);
     // Shown once: the list afterwards carries only the prefix.
     const later = await client.get('/dashboard/keys');
     expect(later.text).not.toContain(secret!);

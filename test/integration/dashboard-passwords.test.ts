@@ -8,6 +8,8 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { SANDBOX } from '../helpers/bookings';
 import { confirmLinkIn, dashboardClient, mailsTo, pathOf, readableText, uniqueEmail } from '../helpers/dashboard';
 import { eventually } from '../helpers/http';
+import { apiKeysOf, emailTokensHashed, expireEmailToken, partnerByEmail } from '../helpers/db-accounts';
+import { paymentMethodsOf } from '../helpers/db-payments';
 
 const PASSWORD = 'correct horse battery';
 const NEW_PASSWORD = 'a brand new passphrase';
@@ -38,11 +40,6 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
     return { email, partnerId, client };
   }
 
-  async function count(sql: string, params: unknown[]): Promise<number> {
-    const [row] = await stack.orm.em.fork().execute<{ n: string }[]>(sql, params);
-    return Number(row!.n);
-  }
-
   /** The reset link of the newest mail to `email`; it is sent after the answer, so it may take a moment. */
   async function lastResetLink(email: string): Promise<string> {
     const link = await eventually(async () => resetLinkIn((await mailsTo(mailDir, email)).at(-1) ?? '') ?? undefined, 10_000, `reset link to ${email}`);
@@ -55,7 +52,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       const client = dashboardClient(stack.baseUrl);
       await client.signUp({ email, password: PASSWORD, business_name: 'Not Yet Ltd' });
       expect((await client.logIn(email, PASSWORD)).status).toBe(303);
-      const partnerId = (await stack.orm.em.fork().execute<{ id: string }[]>('select id from partners where email = ?', [email]))[0]!.id;
+      const partnerId = (await partnerByEmail(stack.orm, email))!.id;
 
       const list = await client.get('/dashboard/payment-methods');
       expect(list.status).toBe(403);
@@ -63,7 +60,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
 
       const registered = await client.submit('/dashboard', '/dashboard/payment-methods', { provider: 'network_a', phone: SANDBOX.named, account_name: 'Anyone' });
       expect(registered.status).toBe(403);
-      expect(await count('select count(*) as n from payment_methods where partner_id = ?', [partnerId])).toBe(0);
+      expect(await paymentMethodsOf(stack.orm, partnerId)).toEqual([]);
 
       const live = await client.submit('/dashboard', '/dashboard/mode', { mode: 'live', back: '/dashboard' });
       expect(live.status).toBe(403);
@@ -73,7 +70,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
 
       const key = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'Live server', mode: 'live' });
       expect(key.status).toBe(400);
-      expect(await count('select count(*) as n from api_keys where partner_id = ?', [partnerId])).toBe(0);
+      expect(await apiKeysOf(stack.orm, partnerId)).toEqual([]);
 
       // Once confirmed, the same pages open.
       const [message] = await mailsTo(mailDir, email);
@@ -123,7 +120,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       return { email, owner, stranger, messages, link, token };
     }
 
-    const confirmedInDatabase = async (email: string) => (await count('select count(*) as n from partners where email = ? and email_confirmed_at is not null', [email])) === 1;
+    const confirmedInDatabase = async (email: string) => (await partnerByEmail(stack.orm, email))?.confirmed === true;
 
     it('lets the owner, opening the link in a fresh browser, choose the password: the stranger is out', async () => {
       const { email, stranger, messages, link, token } = await contestedByALaterStranger();
@@ -175,9 +172,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       expect(short.text).toContain(`value="${token}"`);
       expect(await confirmedInDatabase(email)).toBe(false);
 
-      await stack.orm.em.fork().execute(`update email_tokens set expires_at = now() - interval '1 second' where token_hash = ?`, [
-        createHash('sha256').update(token).digest('hex'),
-      ]);
+      await expireEmailToken(stack.orm, createHash('sha256').update(token).digest('hex'), { seconds: 1 });
       const late = await reader.submit('/dashboard/login', '/dashboard/confirm', { token, business_name: 'Owner Shop', password: NEW_PASSWORD });
       expect(late.status).toBe(400);
       expect(late.text).toContain('This link does not work any more');
@@ -207,7 +202,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
     const confirmed = await dashboardClient(stack.baseUrl).get(pathOf(confirmLinkIn(message!)!));
     expect(confirmed.status).toBe(200);
     expect(confirmed.text).toContain('Email address confirmed');
-    expect(await count('select count(*) as n from partners where email = ? and email_confirmed_at is not null', [email])).toBe(1);
+    expect((await partnerByEmail(stack.orm, email))?.confirmed).toBe(true);
   });
 
   describe('password reset by email', () => {
@@ -231,8 +226,8 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       await requester.submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email });
       const link = await lastResetLink(email);
       const token = new URL(link, stack.baseUrl).searchParams.get('token')!;
-      expect(await count('select count(*) as n from email_tokens where token_hash = ?', [token])).toBe(0);
-      expect(await count('select count(*) as n from email_tokens where token_hash = ?', [createHash('sha256').update(token).digest('hex')])).toBe(1);
+      expect(await emailTokensHashed(stack.orm, token)).toEqual([]);
+      expect(await emailTokensHashed(stack.orm, createHash('sha256').update(token).digest('hex'))).toHaveLength(1);
 
       const done = await requester.submit(link, '/dashboard/reset-password', { token, password: NEW_PASSWORD });
       expect(done.status).toBe(303);
@@ -253,9 +248,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       await client.submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email });
       const link = await lastResetLink(email);
       const token = new URL(link, stack.baseUrl).searchParams.get('token')!;
-      await stack.orm.em.fork().execute(`update email_tokens set expires_at = now() - interval '1 second' where token_hash = ?`, [
-        createHash('sha256').update(token).digest('hex'),
-      ]);
+      await expireEmailToken(stack.orm, createHash('sha256').update(token).digest('hex'), { seconds: 1 });
       expect((await client.get(link)).status).toBe(400);
       const late = await client.submit('/dashboard/forgot-password', '/dashboard/reset-password', { token, password: NEW_PASSWORD });
       expect(late.status).toBe(400);

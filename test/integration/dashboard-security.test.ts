@@ -3,6 +3,7 @@ import { hashPassword } from '../../api/dashboard/passwords';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { csrfToken, dashboardClient, uniqueEmail } from '../helpers/dashboard';
 import { api } from '../helpers/http';
+import { apiKeyRow, apiKeysOf, dashboardSessionPartner } from '../helpers/db-accounts';
 
 const PASSWORD = 'correct horse battery';
 
@@ -21,11 +22,6 @@ async function account(stack: TestStack) {
   return { email, partnerId, client };
 }
 
-async function keyCount(stack: TestStack, partnerId: string): Promise<number> {
-  const [row] = await stack.orm.em.fork().execute<{ n: string }[]>('select count(*) as n from api_keys where partner_id = ?', [partnerId]);
-  return Number(row!.n);
-}
-
 describe('dashboard security', () => {
   let stack: TestStack;
   beforeAll(async () => {
@@ -41,7 +37,7 @@ describe('dashboard security', () => {
     expect(page.status).toBe(403);
     expect(page.text).toContain('This form has expired');
     expect(page.text).toContain('Nothing was changed');
-    expect(await keyCount(stack, partnerId)).toBe(0);
+    expect(await apiKeysOf(stack.orm, partnerId)).toEqual([]);
   });
 
   it('refuses a CSRF token taken from another session', async () => {
@@ -50,7 +46,7 @@ describe('dashboard security', () => {
     const attackerToken = csrfToken((await attacker.client.get('/dashboard/keys')).text);
     const page = await victim.client.post('/dashboard/keys', { _csrf: attackerToken, label: 'Forged', mode: 'live' });
     expect(page.status).toBe(403);
-    expect(await keyCount(stack, victim.partnerId)).toBe(0);
+    expect(await apiKeysOf(stack.orm, victim.partnerId)).toEqual([]);
   });
 
   it('refuses a token sent without its cookie, as a cross-site form would', async () => {
@@ -59,7 +55,7 @@ describe('dashboard security', () => {
     client.jar.delete('dashboard_csrf');
     const page = await client.post('/dashboard/keys', { _csrf: token, label: 'Forged', mode: 'test' });
     expect(page.status).toBe(403);
-    expect(await keyCount(stack, partnerId)).toBe(0);
+    expect(await apiKeysOf(stack.orm, partnerId)).toEqual([]);
   });
 
   it('answers a form in a charset or an encoding it cannot read with 415 and a page, not a 500, and changes nothing', async () => {
@@ -77,7 +73,7 @@ describe('dashboard security', () => {
       expect(res.headers.get('content-type')).toMatch(/^text\/html/);
       expect(await res.text()).toContain('The form could not be read');
     }
-    expect(await keyCount(stack, partnerId)).toBe(0);
+    expect(await apiKeysOf(stack.orm, partnerId)).toEqual([]);
   });
 
   it('refuses a log-in form posted without its CSRF token', async () => {
@@ -112,8 +108,7 @@ describe('dashboard security', () => {
     const other = await account(stack);
     const page = await other.client.submit('/dashboard/keys', `/dashboard/keys/${keyId}/revoke`);
     expect(page.status).toBe(404);
-    const [row] = await stack.orm.em.fork().execute<{ revoked: boolean }[]>('select revoked_at is not null as revoked from api_keys where id = ?', [keyId]);
-    expect(row!.revoked).toBe(false);
+    expect((await apiKeyRow(stack.orm, keyId))!.revoked).toBe(false);
   });
 
   it('sends a strict same-origin content policy and keeps pages out of caches', async () => {
@@ -146,8 +141,7 @@ describe('dashboard security', () => {
     expect(cookie).toMatch(/SameSite=Lax/i);
     expect(cookie).toMatch(/Path=\/dashboard/);
     const sid = decodeURIComponent(cookie.split(';')[0]!.split('=')[1]!).replace(/^s:/, '').split('.')[0]!;
-    const [row] = await stack.orm.em.fork().execute<{ partner: string }[]>("select sess->>'partnerId' as partner from dashboard_sessions where sid = ?", [sid]);
-    expect(row?.partner).toEqual(expect.any(String));
+    expect(await dashboardSessionPartner(stack.orm, sid)).toEqual(expect.any(String));
   });
 
   it('shows a business name full of markup as plain text', async () => {
@@ -217,6 +211,6 @@ describe('dashboard session expiry', () => {
     const page = await client.post('/dashboard/keys', { _csrf: token, label: 'Late', mode: 'test' });
     expect(page.status).toBe(303);
     expect(page.location).toMatch(/^\/dashboard\/login\?/);
-    expect(await keyCount(stack, partnerId)).toBe(0);
+    expect(await apiKeysOf(stack.orm, partnerId)).toEqual([]);
   });
 });

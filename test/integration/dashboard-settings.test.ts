@@ -6,6 +6,10 @@ import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
 import { api, eventually } from '../helpers/http';
 import { book, registerAccount, SANDBOX } from '../helpers/bookings';
 import { startRecordingServer, type RecordingServer } from '../helpers/recording-server';
+import { apiKeysOf } from '../helpers/db-accounts';
+import { paymentMethodsOf } from '../helpers/db-payments';
+import { testWebhooksOf, webhookEndpointsOf } from '../helpers/db-webhooks';
+import { readDeliveryTexts } from '../../db/sms-outbox';
 import { Value } from 'typebox/value';
 import { TestCallback } from '../../api/openapi/schemas';
 
@@ -47,17 +51,17 @@ const fieldError = (html: string, name: string) => new RegExp(`id="${name}-error
 describe('dashboard API keys', () => {
   it('takes a label of up to 100 characters (DESIGN section 9) and refuses a longer one, creating nothing', async () => {
     const { partnerId, client } = await account();
-    const keysOf = () => stack.orm.em.fork().execute<{ label: string }[]>('select label from api_keys where partner_id = ?', [partnerId]);
+    const labels = async () => (await apiKeysOf(stack.orm, partnerId)).map((k) => k.label);
 
     const tooLong = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'k'.repeat(101), mode: 'test' });
     expect(tooLong.status).toBe(400);
     expect(fieldError(tooLong.text, 'label')).toBe('Use at most 100 characters');
-    expect(await keysOf()).toEqual([]);
+    expect(await labels()).toEqual([]);
 
     const longest = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'k'.repeat(100), mode: 'test' });
     expect(longest.status).toBe(201);
     expect(longest.text).toContain('maxlength="100"');
-    expect(await keysOf()).toEqual([{ label: 'k'.repeat(100) }]);
+    expect(await labels()).toEqual(['k'.repeat(100)]);
   });
 
   it('counts its limits in characters as the API does, so a label or a name of emoji is not cut to half', async () => {
@@ -69,8 +73,7 @@ describe('dashboard API keys', () => {
     const tooLong = await client.submit('/dashboard/keys', '/dashboard/keys', { label: '📦'.repeat(101), mode: 'test' });
     expect(tooLong.status).toBe(400);
     expect(fieldError(tooLong.text, 'label')).toBe('Use at most 100 characters');
-    const labels = await stack.orm.em.fork().execute('select label from api_keys where partner_id = ?', [partnerId]);
-    expect(labels).toEqual([{ label }]);
+    expect((await apiKeysOf(stack.orm, partnerId)).map((k) => k.label)).toEqual([label]);
 
     const accountName = `Ama ${'🛵'.repeat(60)}`;
     const registered = await client.submit('/dashboard/payment-methods', '/dashboard/payment-methods', {
@@ -79,16 +82,14 @@ describe('dashboard API keys', () => {
       account_name: accountName,
     });
     expect(registered.status).toBe(303);
-    const names = await stack.orm.em.fork().execute('select account_name from payment_methods where partner_id = ?', [partnerId]);
-    expect(names).toEqual([{ account_name: accountName }]);
+    expect((await paymentMethodsOf(stack.orm, partnerId)).map((m) => m.account_name)).toEqual([accountName]);
   });
 
   it('drops a NUL character from what a form sends rather than failing on it', async () => {
     const { partnerId, client } = await account();
     const created = await client.submit('/dashboard/keys', '/dashboard/keys', { label: 'web\u0000 server', mode: 'test' });
     expect(created.status).toBe(201);
-    const labels = await stack.orm.em.fork().execute('select label from api_keys where partner_id = ?', [partnerId]);
-    expect(labels).toEqual([{ label: 'web server' }]);
+    expect((await apiKeysOf(stack.orm, partnerId)).map((k) => k.label)).toEqual(['web server']);
   });
 });
 
@@ -116,8 +117,7 @@ describe('dashboard Mobile Money accounts', () => {
     expect(page.status).toBe(400);
     expect(fieldError(page.text, 'phone')).toBe('This number has no Mobile Money account');
     expect(page.text).toContain(`value="${SANDBOX.missing}"`);
-    const rows = await stack.orm.em.fork().execute('select id from payment_methods where partner_id = ?', [partnerId]);
-    expect(rows).toHaveLength(0);
+    expect(await paymentMethodsOf(stack.orm, partnerId)).toHaveLength(0);
   });
 
   it('points at the network field when the number belongs to another network', async () => {
@@ -135,13 +135,7 @@ describe('dashboard Mobile Money accounts', () => {
     const { client, partnerId } = await account();
     await client.submit('/dashboard/payment-methods', '/dashboard/payment-methods', { provider: 'network_a', phone: '024 123 0001', account_name: 'First' });
     await client.submit('/dashboard/payment-methods', '/dashboard/payment-methods', { provider: 'network_b', phone: '0201234567', account_name: 'Second' });
-    const rows = () =>
-      stack.orm.em
-        .fork()
-        .execute<{ id: string; phone: string; is_default: boolean; account_name: string }[]>(
-          'select id, phone, is_default, account_name from payment_methods where partner_id = ? and deleted_at is null order by created_at',
-          [partnerId],
-        );
+    const rows = async () => (await paymentMethodsOf(stack.orm, partnerId)).filter((m) => m.deleted_at === null);
     const [first, second] = await rows();
     expect(first).toMatchObject({ phone: '+233241230001', is_default: true });
     expect(second).toMatchObject({ phone: '+233201234567', is_default: false });
@@ -182,10 +176,7 @@ describe('dashboard webhook settings', () => {
     // What /openapi.json tells receivers to expect of it (its `webhooks`), checked against what was sent.
     expect([...Value.Errors(TestCallback, JSON.parse(arrived.body))]).toEqual([]);
 
-    const [event] = await stack.orm.em.fork().execute<{ id: string }[]>(
-      "select id from webhook_events where partner_id = ? and event = 'webhook.test'",
-      [partnerId],
-    );
+    const [event] = await testWebhooksOf(stack.orm, partnerId);
     const log = await eventually(async () => {
       const page = await client.get('/dashboard/webhook');
       return page.text.includes('HTTP 200') ? page : undefined;
@@ -209,11 +200,7 @@ describe('dashboard webhook settings', () => {
     await client.submit('/dashboard/webhook', '/dashboard/webhook/clear');
     const page = await client.get('/dashboard/webhook');
     expect(page.text).toContain('No URL is set');
-    const [row] = await stack.orm.em.fork().execute<{ url: string | null; secret: string | null }[]>(
-      "select url, secret from webhook_endpoints where partner_id = ? and mode = 'test'",
-      [partnerId],
-    );
-    expect(row).toEqual({ url: null, secret: null });
+    expect((await webhookEndpointsOf(stack.orm, partnerId)).find((e) => e.mode === 'test')).toEqual({ mode: 'test', url: null, secret: null });
   });
 });
 
@@ -259,7 +246,7 @@ describe('dashboard deliveries', () => {
     expect(page.text).toContain('Texts to recipients');
     // Each recipient's own code, as the outbox holds it for that number.
     for (const phone of ['+233209876543', '+233241234567']) {
-      const [text] = await stack.orm.em.fork().execute<{ body: string }[]>('select body from sms_outbox where delivery_id = ? and recipient = ?', [booked.id, phone]);
+      const text = (await readDeliveryTexts(stack.orm.em.fork(), booked.id)).find((t) => t.to === phone);
       expect(page.text).toContain(`>${phone}</th>`);
       expect(page.text).toContain(`it: ${text!.body.slice(-6)}</td>`);
     }

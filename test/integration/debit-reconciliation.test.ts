@@ -3,6 +3,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { SANDBOX, book, registerAccount } from '../helpers/bookings';
+import { debitCheckOf, debitCorrectionsOf, ledgerOf } from '../helpers/db-payments';
 import { startPaystackFake, type PaystackFake } from '../fakes/paystack-fake';
 import { debitReconciliationWorkflow } from '../../workflows/debit-reconciliation';
 
@@ -47,30 +48,12 @@ async function bookWith(phone: string, mode: 'live' | 'test' = 'live') {
   return { key, booked, client: api(stack.baseUrl, key) };
 }
 
-async function recordOf(deliveryId: string) {
-  const [row] = await stack.orm.em
-    .fork()
-    .execute<{ state: string; gateway_confirmed: boolean; recheck_requested_at: Date | null }[]>(
-      'select state, gateway_confirmed, recheck_requested_at from debits where delivery_id = ?',
-      [deliveryId],
-    );
-  return row;
-}
-
 async function settledRecord(deliveryId: string) {
   return eventually(async () => {
-    const row = await recordOf(deliveryId);
+    const row = await debitCheckOf(stack.orm, deliveryId);
     return row && row.state !== 'pending' ? row : undefined;
   }, 30_000, 'the debit to be recorded');
 }
-
-const correctionsOf = (deliveryId: string) =>
-  stack.orm.em
-    .fork()
-    .execute<{ from_state: string; to_state: string; gateway: string; trigger: string }[]>(
-      'select from_state, to_state, gateway, trigger from debit_corrections where delivery_id = ? order by id',
-      [deliveryId],
-    );
 
 /** One round of the reconciliation, on the stack's worker, as the schedule starts it. */
 function reconcile() {
@@ -114,8 +97,7 @@ describe('a live debit whose outcome is unknown', () => {
     const record = await settledRecord(booked.id);
 
     expect(record).toMatchObject({ state: 'failed', gateway_confirmed: true });
-    const ledger = await stack.orm.em.fork().execute('select 1 from sandbox_momo_transactions where reference = ?', [booked.id]);
-    expect(ledger).toEqual([]);
+    expect(await ledgerOf(stack.orm, booked.id)).toEqual([]);
   });
 });
 
@@ -132,9 +114,9 @@ describe('a success that arrives after the record says failed', () => {
     await reconcile();
     await reconcile();
 
-    expect(await recordOf(booked.id)).toMatchObject({ state: 'paid', gateway_confirmed: true, recheck_requested_at: null });
+    expect(await debitCheckOf(stack.orm, booked.id)).toMatchObject({ state: 'paid', gateway_confirmed: true, recheck_requested_at: null });
     expect((await client.get(`/partner/deliveries/${booked.id}`)).body.payment_status).toBe('paid');
-    expect(await correctionsOf(booked.id)).toEqual([{ from_state: 'failed', to_state: 'paid', gateway: 'paystack', trigger: 'schedule' }]);
+    expect(await debitCorrectionsOf(stack.orm, booked.id)).toEqual([{ from_state: 'failed', to_state: 'paid', gateway: 'paystack', trigger: 'schedule' }]);
     expect([...fake.charges.values()].filter((c) => c.reference === booked.id)).toHaveLength(1);
   });
 
@@ -147,8 +129,8 @@ describe('a success that arrives after the record says failed', () => {
     fake.setVerifyFailures(3);
     await reconcile();
 
-    expect(await recordOf(booked.id)).toMatchObject({ state: 'paid', gateway_confirmed: true });
-    expect(await correctionsOf(booked.id)).toHaveLength(1);
+    expect(await debitCheckOf(stack.orm, booked.id)).toMatchObject({ state: 'paid', gateway_confirmed: true });
+    expect(await debitCorrectionsOf(stack.orm, booked.id)).toHaveLength(1);
   });
 
   it('turns a paid record failed when Paystack reports the charge reversed after the delivery ended', async () => {
@@ -158,10 +140,10 @@ describe('a success that arrives after the record says failed', () => {
 
     // A record with the gateway's word is checked again only because the report asked for it.
     expect((await fake.sendWebhook(callbackUrl, booked.id, 'charge.failed')).statusCode).toBe(200);
-    await eventually(async () => (await recordOf(booked.id))?.state === 'failed', 20_000, 'the record to follow Paystack');
+    await eventually(async () => (await debitCheckOf(stack.orm, booked.id))?.state === 'failed', 20_000, 'the record to follow Paystack');
 
     expect((await client.get(`/partner/deliveries/${booked.id}`)).body.payment_status).toBe('failed');
-    expect(await correctionsOf(booked.id)).toEqual([{ from_state: 'paid', to_state: 'failed', gateway: 'paystack', trigger: 'schedule' }]);
+    expect(await debitCorrectionsOf(stack.orm, booked.id)).toEqual([{ from_state: 'paid', to_state: 'failed', gateway: 'paystack', trigger: 'schedule' }]);
   });
 
   it('leaves a record that Paystack bears out as it is', async () => {
@@ -171,8 +153,8 @@ describe('a success that arrives after the record says failed', () => {
 
     await reconcile();
 
-    expect(await recordOf(booked.id)).toMatchObject({ state: 'paid' });
-    expect(await correctionsOf(booked.id)).toEqual([]);
+    expect(await debitCheckOf(stack.orm, booked.id)).toMatchObject({ state: 'paid' });
+    expect(await debitCorrectionsOf(stack.orm, booked.id)).toEqual([]);
   });
 });
 
@@ -186,7 +168,7 @@ describe('the reconciliation schedule', () => {
     await finish(client, booked.id);
     await fake.sendWebhook(callbackUrl, booked.id, 'charge.success');
 
-    await eventually(async () => (await recordOf(booked.id))?.state === 'paid', 20_000, 'the scheduled round to correct the record');
-    expect(await correctionsOf(booked.id)).toEqual([{ from_state: 'failed', to_state: 'paid', gateway: 'paystack', trigger: 'schedule' }]);
+    await eventually(async () => (await debitCheckOf(stack.orm, booked.id))?.state === 'paid', 20_000, 'the scheduled round to correct the record');
+    expect(await debitCorrectionsOf(stack.orm, booked.id)).toEqual([{ from_state: 'failed', to_state: 'paid', gateway: 'paystack', trigger: 'schedule' }]);
   });
 });

@@ -3,44 +3,9 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { SANDBOX, book, registerAccount, stopBody } from '../helpers/bookings';
+import { debitsOf, ledgerOf } from '../helpers/db-payments';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { paymentSettledSignal } from '../../workflows/messages';
-
-interface LedgerRow {
-  reference: string;
-  phone: string;
-  provider: string;
-  amount: number;
-  state: string;
-  reason: string | null;
-}
-
-interface DebitRow {
-  payment_method_id: string;
-  gateway: string;
-  amount: number;
-  state: string;
-  reason: string | null;
-  settled_at: Date | null;
-}
-
-/** What the sandbox network holds for a delivery: the money side. */
-function ledger(stack: TestStack, deliveryId: string): Promise<LedgerRow[]> {
-  return stack.orm.em
-    .fork()
-    .execute<LedgerRow[]>('select reference, phone, provider, amount, state, reason from sandbox_momo_transactions where reference = ?', [
-      deliveryId,
-    ]);
-}
-
-/** What we recorded for a delivery's debit. */
-function debits(stack: TestStack, deliveryId: string): Promise<DebitRow[]> {
-  return stack.orm.em
-    .fork()
-    .execute<DebitRow[]>('select payment_method_id, gateway, amount, state, reason, settled_at from debits where delivery_id = ?', [
-      deliveryId,
-    ]);
-}
 
 async function paymentStatusBecomes(stack: TestStack, key: string, id: string, wanted: string, timeoutMs = 15_000) {
   return eventually(async () => {
@@ -86,11 +51,11 @@ describe('the debit of a booking on the sandbox network', () => {
     }
     expect(cents(paid.base_fare) + cents(paid.distance_fee) + cents(paid.service_fee)).toBe(cents(paid.total_fare));
 
-    const [debit, ...moreDebits] = await debits(stack, booked.id);
+    const [debit, ...moreDebits] = await debitsOf(stack.orm, booked.id);
     expect(moreDebits).toEqual([]);
     expect(debit).toMatchObject({ payment_method_id: account.id, gateway: 'sandbox', amount: cents(paid.total_fare), state: 'paid' });
     expect(Number.isInteger(debit?.amount)).toBe(true);
-    expect(await ledger(stack, booked.id)).toEqual([
+    expect(await ledgerOf(stack.orm, booked.id)).toEqual([
       { reference: booked.id, phone: SANDBOX.ok, provider: 'network_a', amount: cents(paid.total_fare), state: 'paid', reason: null },
     ]);
   });
@@ -119,7 +84,7 @@ describe('the debit of a booking on the sandbox network', () => {
     expect(paid.distance_km).toBe(11.52);
     expect(cents(paid.distance_fee)).toBe(Math.round(paid.distance_km * 250));
     expect(cents(paid.total_fare)).toBe(1000 + cents(paid.distance_fee) + 200);
-    const [debit] = await debits(stack, booked.id);
+    const [debit] = await debitsOf(stack.orm, booked.id);
     expect(debit?.amount).toBe(cents(paid.total_fare));
   });
 
@@ -137,8 +102,8 @@ describe('the debit of a booking on the sandbox network', () => {
 
     expect(moving.payment_status).toBe('failed');
     expect(await requestDebitAttempts(stack, booked.id)).toBe(1);
-    expect(await ledger(stack, booked.id)).toEqual([expect.objectContaining({ state: 'failed', reason: expect.stringMatching(/declined/i) })]);
-    expect(await debits(stack, booked.id)).toEqual([expect.objectContaining({ state: 'failed', reason: expect.stringMatching(/declined/i) })]);
+    expect(await ledgerOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ state: 'failed', reason: expect.stringMatching(/declined/i) })]);
+    expect(await debitsOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ state: 'failed', reason: expect.stringMatching(/declined/i) })]);
   });
 
   it('retries a network that times out (…3333), then marks the payment failed with no money taken', async () => {
@@ -149,8 +114,8 @@ describe('the debit of a booking on the sandbox network', () => {
     await paymentStatusBecomes(stack, partner.testKey, booked.id, 'failed', 20_000);
 
     expect(await requestDebitAttempts(stack, booked.id)).toBe(5);
-    expect(await ledger(stack, booked.id)).toEqual([]);
-    expect(await debits(stack, booked.id)).toEqual([expect.objectContaining({ state: 'failed' })]);
+    expect(await ledgerOf(stack.orm, booked.id)).toEqual([]);
+    expect(await debitsOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ state: 'failed' })]);
   });
 
   it('never changes a payment once it is paid', async () => {
@@ -165,7 +130,7 @@ describe('the debit of a booking on the sandbox network', () => {
 
     const res = await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${booked.id}`);
     expect(res.body.payment_status).toBe('paid');
-    expect(await debits(stack, booked.id)).toEqual([expect.objectContaining({ state: 'paid', reason: null })]);
+    expect(await debitsOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ state: 'paid', reason: null })]);
     await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${booked.id}/cancel`);
   });
 
@@ -180,7 +145,7 @@ describe('the debit of a booking on the sandbox network', () => {
 
     const res = await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${booked.id}`);
     expect(res.body.payment_status).toBe('failed');
-    expect(await debits(stack, booked.id)).toEqual([expect.objectContaining({ state: 'failed' })]);
+    expect(await debitsOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ state: 'failed' })]);
     await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${booked.id}/cancel`);
   });
 
@@ -189,7 +154,7 @@ describe('the debit of a booking on the sandbox network', () => {
     await registerAccount(stack.baseUrl, partner.liveKey);
     const booked = await book(stack.baseUrl, partner.liveKey);
     const paid = await paymentStatusBecomes(stack, partner.liveKey, booked.id, 'paid');
-    const [debitBefore] = await debits(stack, booked.id);
+    const [debitBefore] = await debitsOf(stack.orm, booked.id);
 
     const cancelled = await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${booked.id}/cancel`);
 
@@ -198,8 +163,8 @@ describe('the debit of a booking on the sandbox network', () => {
     await stack.temporal.workflow.getHandle(deliveryWorkflowId(booked.id)).result();
     const after = await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${booked.id}`);
     expect(after.body).toMatchObject({ status: 'cancelled', payment_status: 'paid', total_fare: paid.total_fare });
-    expect(await debits(stack, booked.id)).toEqual([debitBefore]);
-    expect(await ledger(stack, booked.id)).toEqual([expect.objectContaining({ amount: cents(paid.total_fare), state: 'paid' })]);
+    expect(await debitsOf(stack.orm, booked.id)).toEqual([debitBefore]);
+    expect(await ledgerOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ amount: cents(paid.total_fare), state: 'paid' })]);
   });
 
   it('answers a repeated debit request for the same delivery from the ledger instead of debiting again', async () => {
@@ -216,7 +181,7 @@ describe('the debit of a booking on the sandbox network', () => {
     });
 
     expect(again).toEqual({ state: 'paid' });
-    expect(await ledger(stack, booked.id)).toEqual([expect.objectContaining({ amount: cents(paid.total_fare), state: 'paid' })]);
+    expect(await ledgerOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ amount: cents(paid.total_fare), state: 'paid' })]);
   });
 
   it('records a single debit when the same reference is requested twice at once', async () => {
@@ -226,8 +191,8 @@ describe('the debit of a booking on the sandbox network', () => {
     const answers = await Promise.all([stack.deps.gateways.test.debit(request), stack.deps.gateways.test.debit(request)]);
 
     expect(answers).toEqual([{ state: 'pending' }, { state: 'pending' }]);
-    expect(await ledger(stack, reference)).toHaveLength(1);
-    await eventually(async () => (await ledger(stack, reference))[0]?.state === 'paid', 5_000, 'the sandbox to confirm');
+    expect(await ledgerOf(stack.orm, reference)).toHaveLength(1);
+    await eventually(async () => (await ledgerOf(stack.orm, reference))[0]?.state === 'paid', 5_000, 'the sandbox to confirm');
   });
 });
 
@@ -245,19 +210,19 @@ describe('a pending debit across duplicate confirmations and a worker restart', 
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
     const booked = await book(stack.baseUrl, partner.liveKey);
-    await eventually(async () => (await ledger(stack, booked.id))[0]?.state === 'pending', 5_000, 'the debit request');
+    await eventually(async () => (await ledgerOf(stack.orm, booked.id))[0]?.state === 'pending', 5_000, 'the debit request');
 
     const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(booked.id));
     await handle.signal(paymentSettledSignal, { state: 'paid' });
     await handle.signal(paymentSettledSignal, { state: 'paid' });
     await paymentStatusBecomes(stack, partner.liveKey, booked.id, 'paid');
-    const [firstRecord] = await debits(stack, booked.id);
+    const [firstRecord] = await debitsOf(stack.orm, booked.id);
     // The network's own confirmation arrives as a third delivery.
-    await eventually(async () => (await ledger(stack, booked.id))[0]?.state === 'paid', 6_000, 'the network confirmation');
+    await eventually(async () => (await ledgerOf(stack.orm, booked.id))[0]?.state === 'paid', 6_000, 'the network confirmation');
     await new Promise((resolve) => setTimeout(resolve, 1_000));
 
-    expect(await ledger(stack, booked.id)).toHaveLength(1);
-    const records = await debits(stack, booked.id);
+    expect(await ledgerOf(stack.orm, booked.id)).toHaveLength(1);
+    const records = await debitsOf(stack.orm, booked.id);
     expect(records).toEqual([expect.objectContaining({ state: 'paid' })]);
     expect(records[0]?.settled_at).toEqual(firstRecord?.settled_at);
     await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${booked.id}/cancel`);
@@ -267,7 +232,7 @@ describe('a pending debit across duplicate confirmations and a worker restart', 
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
     const booked = await book(stack.baseUrl, partner.liveKey);
-    await eventually(async () => (await ledger(stack, booked.id))[0]?.state === 'pending', 5_000, 'the debit request');
+    await eventually(async () => (await ledgerOf(stack.orm, booked.id))[0]?.state === 'pending', 5_000, 'the debit request');
 
     const cancelled = await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${booked.id}/cancel`);
     expect(cancelled.status).toBe(200);
@@ -277,26 +242,26 @@ describe('a pending debit across duplicate confirmations and a worker restart', 
     await stack.temporal.workflow.getHandle(deliveryWorkflowId(booked.id)).result();
     const after = await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${booked.id}`);
     expect(after.body).toMatchObject({ status: 'cancelled', payment_status: 'paid' });
-    expect(await ledger(stack, booked.id)).toEqual([expect.objectContaining({ amount: cents(after.body.total_fare), state: 'paid' })]);
-    expect(await debits(stack, booked.id)).toEqual([expect.objectContaining({ amount: cents(after.body.total_fare), state: 'paid' })]);
+    expect(await ledgerOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ amount: cents(after.body.total_fare), state: 'paid' })]);
+    expect(await debitsOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ amount: cents(after.body.total_fare), state: 'paid' })]);
   });
 
   it('debits exactly once when the worker stops during a pending debit and starts again', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.testKey);
     const booked = await book(stack.baseUrl, partner.testKey);
-    await eventually(async () => (await ledger(stack, booked.id))[0]?.state === 'pending', 5_000, 'the debit request');
+    await eventually(async () => (await ledgerOf(stack.orm, booked.id))[0]?.state === 'pending', 5_000, 'the debit request');
 
     await stack.stopWorker();
     // The network confirms while no worker is running; nothing can record it yet.
-    await eventually(async () => (await ledger(stack, booked.id))[0]?.state === 'paid', 6_000, 'the network confirmation');
+    await eventually(async () => (await ledgerOf(stack.orm, booked.id))[0]?.state === 'paid', 6_000, 'the network confirmation');
     expect((await api(stack.baseUrl, partner.testKey).get(`/partner/deliveries/${booked.id}`)).body.payment_status).toBe('pending');
 
     await stack.startWorker();
     const paid = await paymentStatusBecomes(stack, partner.testKey, booked.id, 'paid');
 
-    expect(await ledger(stack, booked.id)).toEqual([expect.objectContaining({ amount: cents(paid.total_fare), state: 'paid' })]);
-    expect(await debits(stack, booked.id)).toEqual([expect.objectContaining({ amount: cents(paid.total_fare), state: 'paid' })]);
+    expect(await ledgerOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ amount: cents(paid.total_fare), state: 'paid' })]);
+    expect(await debitsOf(stack.orm, booked.id)).toEqual([expect.objectContaining({ amount: cents(paid.total_fare), state: 'paid' })]);
     expect(await requestDebitAttempts(stack, booked.id)).toBe(1);
   });
 });

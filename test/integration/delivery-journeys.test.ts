@@ -7,6 +7,7 @@ import { readOutbox } from '../../db/sms-outbox';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { acceptUpdate, pickupUpdate, stateQuery } from '../../workflows/messages';
+import { handoverPhotosOf, offersMadeFor } from '../helpers/db-deliveries';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -26,8 +27,7 @@ const trail = (delivery: { events: { status: string }[] }) => delivery.events.ma
 
 /** The riders a job has been offered to, once there are at least `count` of them. */
 async function offersOnceThereAre(deliveryId: string, count: number, what: string): Promise<Set<string>> {
-  const offeredTo = async () =>
-    (await stack.orm.em.fork().execute<{ rider_id: string }[]>('select rider_id from rider_offers where delivery_id = ?', [deliveryId])).map((o) => o.rider_id);
+  const offeredTo = async () => (await offersMadeFor(stack.orm, deliveryId)).map((o) => o.rider_id);
   return new Set(await eventually(async () => ((await offeredTo()).length >= count ? offeredTo() : undefined), 10_000, what));
 }
 
@@ -397,9 +397,7 @@ describe('verification at hand-over', () => {
       body: form,
     });
     expect(accepted.status).toBe(200);
-    const [photo] = await stack.orm.em
-      .fork()
-      .execute<{ size_bytes: number }[]>('select size_bytes from handover_photos where delivery_id = ?', [created.id]);
+    const [photo] = await handoverPhotosOf(stack.orm, created.id);
     expect(photo?.size_bytes).toBe(png.length);
   });
 
@@ -427,10 +425,7 @@ describe('verification at hand-over', () => {
     // A declared type that the bytes contradict.
     expect((await upload('deliver', new Blob([png], { type: 'image/jpeg' }))).status).toBe(200);
 
-    const photos = await stack.orm.em
-      .fork()
-      .execute<{ position: number; content_type: string }[]>('select position, content_type from handover_photos where delivery_id = ? order by position desc', [created.id]);
-    expect(photos).toEqual([
+    expect(await handoverPhotosOf(stack.orm, created.id)).toMatchObject([
       { position: 0, content_type: 'image/jpeg' },
       { position: -1, content_type: 'image/png' },
     ]);

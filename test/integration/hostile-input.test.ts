@@ -3,6 +3,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api } from '../helpers/http';
 import { book, bookingBody, registerAccount, stopBody } from '../helpers/bookings';
+import { footprintOf } from '../helpers/db-footprint';
 import { buildOpenApiDocument } from '../../api/openapi/document';
 
 // A fixed seed keeps CI repeatable; `FC_SEED=<n>` (or `random`) explores other inputs.
@@ -26,24 +27,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
 });
-
-/** Everything of this partner and rider that a request could change, except last-used times. */
-async function snapshot(): Promise<string> {
-  const em = stack.orm.em.fork();
-  const p = [partner.partnerId];
-  const tables = await Promise.all([
-    em.execute('select id, status, payment_status, rider_id, total_fare, recipient_phone from deliveries where partner_id = ? order by id', p),
-    em.execute('select delivery_id, status from delivery_events where delivery_id in (select id from deliveries where partner_id = ?) order by 1, 2', p),
-    em.execute('select id, phone, is_default, deleted_at from payment_methods where partner_id = ? order by id', p),
-    em.execute('select mode, url, secret from webhook_endpoints where partner_id = ? order by mode', p),
-    em.execute('select id, state, attempts from webhook_events where partner_id = ? order by id', p),
-    em.execute('select key, request_hash from idempotency_keys where partner_id = ? order by key', p),
-    em.execute('select id, revoked_at from api_keys where partner_id = ? order by id', p),
-    em.execute('select id, online, lat, lng, active_delivery_id from riders where id = ?', [rider.riderId]),
-    em.execute('select count(*) as n from rider_offers where rider_id = ?', [rider.riderId]),
-  ]);
-  return JSON.stringify(tables);
-}
 
 const NASTY = [
   '', ' ', 'NaN', 'Infinity', '-Infinity', '-0', '1e309', '-1e309', '0x1F', '1_000', '9'.repeat(400), 'null', 'undefined', 'true',
@@ -159,7 +142,7 @@ function answerFaults(status: number, contentType: string | null, text: string, 
 describe('hostile input', () => {
   const before: { value: string } = { value: '' };
   beforeAll(async () => {
-    before.value = await snapshot();
+    before.value = await footprintOf(stack.orm, { partnerId: partner.partnerId, riderId: rider.riderId });
   });
 
   // jest fails a table with no rows, so an empty document cannot pass unseen.
@@ -206,7 +189,7 @@ describe('hostile input', () => {
   });
 
   it('leaves the data exactly as it was and Object.prototype untouched', async () => {
-    expect(await snapshot()).toBe(before.value);
+    expect(await footprintOf(stack.orm, { partnerId: partner.partnerId, riderId: rider.riderId })).toBe(before.value);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(Object.keys(Object.prototype)).toEqual([]);
     // The service still answers normally.

@@ -2,6 +2,9 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { bookingBody, registerAccount, SANDBOX } from '../helpers/bookings';
+import { deliveryIdsOf } from '../helpers/db-deliveries';
+import { debitsOf, ledgerOf, paymentMethodsOf } from '../helpers/db-payments';
+import { ageIdempotencyKey, leaveUnansweredClaim } from '../helpers/db-requests';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -10,11 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stack?.close();
 });
-
-async function count(sql: string, params: unknown[]): Promise<number> {
-  const [row] = await stack.orm.em.fork().execute<{ n: string }[]>(`select count(*) as n from ${sql}`, params);
-  return Number(row?.n);
-}
 
 async function deliveryWorkflows(partnerId: string): Promise<string[]> {
   const ids: string[] = [];
@@ -39,14 +37,14 @@ describe('Idempotency-Key on booking', () => {
     expect(answers.filter((a) => a.headers.get('idempotent-replayed') === 'true')).toHaveLength(9);
     for (const answer of answers) expect(answer.body).toEqual(answers[0]?.body);
 
-    expect(await count('deliveries where partner_id = ?', [partner.partnerId])).toBe(1);
+    expect(await deliveryIdsOf(stack.orm, partner.partnerId)).toHaveLength(1);
     // The robo rider walks it to the end and the sandbox network confirms the debit.
     await eventually(async () => {
       const res = await client.get(`/partner/deliveries/${id}`);
       return res.body.status === 'delivered' && res.body.payment_status === 'paid';
     }, 20_000, 'delivered and paid');
-    expect(await count('debits where delivery_id = ?', [id])).toBe(1);
-    expect(await count('sandbox_momo_transactions where reference = ?', [id])).toBe(1);
+    expect(await debitsOf(stack.orm, id)).toHaveLength(1);
+    expect(await ledgerOf(stack.orm, id)).toHaveLength(1);
     const workflows = await eventually(async () => {
       const found = await deliveryWorkflows(partner.partnerId);
       return found.length > 0 ? found : undefined;
@@ -68,7 +66,7 @@ describe('Idempotency-Key on booking', () => {
     expect(again.status).toBe(201);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body).toEqual(first.body);
-    expect(await count('deliveries where partner_id = ?', [partner.partnerId])).toBe(1);
+    expect(await deliveryIdsOf(stack.orm, partner.partnerId)).toHaveLength(1);
     await client.post(`/partner/deliveries/${first.body.id}/cancel`);
   });
 
@@ -86,7 +84,7 @@ describe('Idempotency-Key on booking', () => {
     const later = await client.post('/partner/deliveries', bookingBody({ package_size: 'large' }), { 'Idempotency-Key': 'k-race' });
     expect(later.status).toBe(409);
     expect(later.body.error.code).toBe('conflict');
-    expect(await count('deliveries where partner_id = ?', [partner.partnerId])).toBe(1);
+    expect(await deliveryIdsOf(stack.orm, partner.partnerId)).toHaveLength(1);
     const created = a.status === 201 ? a : b;
     await client.post(`/partner/deliveries/${created.body.id}/cancel`);
   });
@@ -114,11 +112,7 @@ describe('Idempotency-Key on booking', () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
     // A claim left by an API process that died mid-request.
-    await stack.orm.em.fork().execute(
-      `insert into idempotency_keys (partner_id, mode, scope, key, request_hash, created_at)
-       values (?, 'live', 'deliveries', 'k-orphan', 'whatever', now() - interval '3 minutes')`,
-      [partner.partnerId],
-    );
+    await leaveUnansweredClaim(stack.orm, { partnerId: partner.partnerId, mode: 'live', scope: 'deliveries', key: 'k-orphan', requestHash: 'whatever', age: { minutes: 3 } });
     const client = api(stack.baseUrl, partner.liveKey);
     const res = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k-orphan' });
     expect(res.status).toBe(201);
@@ -135,20 +129,12 @@ describe('Idempotency-Key on booking', () => {
     const key = { 'Idempotency-Key': 'k-a-day' };
     const first = await client.post('/partner/deliveries', bookingBody(), key);
     expect(first.status).toBe(201);
-    const age = (interval: string) =>
-      stack.orm.em
-        .fork()
-        .execute(`update idempotency_keys set created_at = now() - interval '${interval}' where partner_id = ? and key = ?`, [
-          partner.partnerId,
-          'k-a-day',
-        ]);
-
-    await age('23 hours 59 minutes');
+    await ageIdempotencyKey(stack.orm, partner.partnerId, 'k-a-day', { hours: 23, minutes: 59 });
     const sameDay = await client.post('/partner/deliveries', bookingBody(), key);
     expect(sameDay.headers.get('idempotent-replayed')).toBe('true');
     expect(sameDay.body.id).toBe(first.body.id);
 
-    await age('24 hours 1 minute');
+    await ageIdempotencyKey(stack.orm, partner.partnerId, 'k-a-day', { hours: 24, minutes: 1 });
     const nextDay = await client.post('/partner/deliveries', bookingBody(), key);
     expect(nextDay.status).toBe(201);
     expect(nextDay.headers.get('idempotent-replayed')).toBeNull();
@@ -173,7 +159,7 @@ describe('Idempotency-Key on booking', () => {
     expect(later.status).toBe(400);
     const corrected = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k-schedule' });
     expect(corrected.status).toBe(201);
-    expect(await count('deliveries where partner_id = ?', [partner.partnerId])).toBe(2);
+    expect(await deliveryIdsOf(stack.orm, partner.partnerId)).toHaveLength(2);
     const again = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k-schedule' });
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(again.body.id).toBe(corrected.body.id);
@@ -185,7 +171,7 @@ describe('Idempotency-Key on booking', () => {
     const res = await api(stack.baseUrl, partner.liveKey).post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'k'.repeat(256) });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe('bad_request');
-    expect(await count('deliveries where partner_id = ?', [partner.partnerId])).toBe(0);
+    expect(await deliveryIdsOf(stack.orm, partner.partnerId)).toHaveLength(0);
   });
 });
 
@@ -199,12 +185,12 @@ describe('Idempotency-Key on registering a Mobile Money account', () => {
     );
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(201));
     expect(new Set(answers.map((a) => a.body.id)).size).toBe(1);
-    expect(await count('payment_methods where partner_id = ?', [partner.partnerId])).toBe(1);
+    expect(await paymentMethodsOf(stack.orm, partner.partnerId)).toHaveLength(1);
     const different = await client.post('/partner/payment-methods', { ...body, phone: SANDBOX.named }, { 'Idempotency-Key': 'momo-1' });
     expect(different.status).toBe(409);
     expect(different.body.error.code).toBe('conflict');
     // Without a key, a second registration is a second account.
     expect((await client.post('/partner/payment-methods', body)).status).toBe(201);
-    expect(await count('payment_methods where partner_id = ?', [partner.partnerId])).toBe(2);
+    expect(await paymentMethodsOf(stack.orm, partner.partnerId)).toHaveLength(2);
   });
 });

@@ -4,6 +4,7 @@ import { api, eventually } from '../helpers/http';
 import { ACCRA, book, bookingBody, registerAccount, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
 import { roboRiderId } from '../../activities/robo-rider';
+import { offersMadeFor } from '../helpers/db-deliveries';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -116,11 +117,8 @@ describe('delivery lifecycle over HTTP', () => {
       (await riderB.client.get('/rider/offers')).body.some((o: { delivery_id: string }) => o.delivery_id === id);
     // Offers still open, and offers made in all: a withdrawn offer is expired, not deleted.
     const offers = async (id: string) => {
-      const [row] = await stack.orm.em.fork().execute<{ open: string; made: string }[]>(
-        'select count(*) filter (where expires_at > now()) as open, count(*) as made from rider_offers where delivery_id = ?',
-        [id],
-      );
-      return { open: Number(row?.open), made: Number(row?.made) };
+      const made = await offersMadeFor(stack.orm, id);
+      return { open: made.filter((o) => o.open).length, made: made.length };
     };
 
     const taken = await book(stack.baseUrl, partner.liveKey);

@@ -9,6 +9,7 @@ import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
 import { startTestStack, type TestStack } from '../helpers/stack';
+import { reverseOnLedger } from '../helpers/db-payments';
 import { requestRecheck } from '../../db/debits';
 import { debitReconciliationWorkflow } from '../../workflows/debit-reconciliation';
 
@@ -163,7 +164,7 @@ describe('business metrics', () => {
     await stack.temporal.workflow.getHandle(`delivery-${booked.id}`).result();
 
     // The sandbox network reverses the charge, and a report of it asks for a recheck.
-    await stack.orm.em.fork().execute(`update sandbox_momo_transactions set state = 'failed', reason = 'Reversed' where reference = ?`, [booked.id]);
+    await reverseOnLedger(stack.orm, booked.id, 'Reversed');
     await requestRecheck(stack.orm.em.fork(), booked.id);
     await stack.temporal.workflow.execute(debitReconciliationWorkflow, {
       taskQueue: stack.settings.temporalTaskQueue,

@@ -3,6 +3,9 @@ import { promisify } from 'node:util';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { api } from '../helpers/http';
 import { dashboardClient } from '../helpers/dashboard';
+import { apiKeysOf, namesLongerThan, partnerByEmail, partnersWithEmailStarting } from '../helpers/db-accounts';
+import { expireRiderSignIns, expireRiderToken, riderIdsNamed, riderRow, riderSignInsOf, riderTokenDaysLeft } from '../helpers/db-riders';
+import { putInOutbox } from '../helpers/db-texts';
 import { RIDER_AUTH_CACHE_MS, RIDER_TOKEN_CHANGES_READ_EVERY_MS } from '../../api/middleware/rider-auth';
 import { hashSecret } from '../../domain/api-key';
 
@@ -40,9 +43,7 @@ describe('operator commands', () => {
   it('creates a partner with the password given, who then logs in to the dashboard with it', async () => {
     const email = `ops-login-${Date.now()}@example.com`;
     await ops('partner:create', '--email', email, '--business', 'Ops Login Ltd', '--password', 'a long enough password');
-    const [stored] = await stack.orm.em
-      .fork()
-      .execute<{ password_hash: string }[]>('select password_hash from partners where email = ?', [email]);
+    const stored = await partnerByEmail(stack.orm, email);
     expect(stored!.password_hash).toMatch(/^\$argon2id\$/);
     expect((await dashboardClient(stack.baseUrl).logIn(email, 'another password entirely')).status).toBe(400);
     expect((await dashboardClient(stack.baseUrl).logIn(email, 'a long enough password')).location).toBe('/dashboard');
@@ -72,7 +73,7 @@ describe('operator commands', () => {
 
   it('records a rider’s own phone for masked calling, as a Ghana mobile number, and refuses anything else', async () => {
     const rider = await ops('rider:create', '--name', 'Kweku Phone', '--phone', '024 555 0199');
-    const [row] = await stack.orm.em.fork().execute<{ phone: string }[]>('select phone from riders where id = ?', [rider.rider_id]);
+    const row = await riderRow(stack.orm, rider.rider_id);
     expect(row!.phone).toBe('+233245550199');
     expect(JSON.stringify(rider)).not.toContain('245550199');
     const refused = await run('npm', ['run', '--silent', 'ops', '--', 'rider:create', '--name', 'Kweku Landline', '--phone', '12345'], {
@@ -84,28 +85,20 @@ describe('operator commands', () => {
 
   it('keeps only a hash of a rider token, whose expiry is RIDER_TOKEN_DAYS away', async () => {
     const rider = await ops('rider:create', '--name', 'Efua Hash');
-    const [row] = await stack.orm.em
-      .fork()
-      .execute<{ token_hash: string; days: number }[]>(
-        'select token_hash, round(extract(epoch from token_expires_at - now()) / 86400) as days from riders where id = ?',
-        [rider.rider_id],
-      );
+    const row = await riderRow(stack.orm, rider.rider_id);
     expect(row!.token_hash).toBe(hashSecret(rider.rider_token));
     expect(row!.token_hash).not.toContain(rider.rider_token);
-    expect(Number(row!.days)).toBe(30);
+    expect(await riderTokenDaysLeft(stack.orm, rider.rider_id)).toBe(30);
     const shorter = await run('npm', ['run', '--silent', 'ops', '--', 'rider:create', '--name', 'Efua Week'], {
       env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, RIDER_TOKEN_DAYS: '7' },
     });
     const week = JSON.parse(shorter.stdout);
-    const [weekRow] = await stack.orm.em
-      .fork()
-      .execute<{ days: number }[]>('select round(extract(epoch from token_expires_at - now()) / 86400) as days from riders where id = ?', [week.rider_id]);
-    expect(Number(weekRow!.days)).toBe(7);
+    expect(await riderTokenDaysLeft(stack.orm, week.rider_id)).toBe(7);
   }, 60_000);
 
   it('refuses an expired rider token with 401 in the error envelope', async () => {
     const rider = await ops('rider:create', '--name', 'Yaw Expired');
-    await stack.orm.em.fork().execute("update riders set token_expires_at = now() - interval '1 second' where id = ?", [rider.rider_id]);
+    await expireRiderToken(stack.orm, rider.rider_id, { seconds: 1 });
     const res = await api(stack.baseUrl, rider.rider_token).get('/rider/offers');
     expect(res.status).toBe(401);
     expect(res.body.error).toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/expired/) });
@@ -162,7 +155,7 @@ describe('operator commands', () => {
     expect(stderr).toContain(rider.sign_in_url);
     expect(stderr).toMatch(/[▀▄█]/);
     const code = rider.sign_in_url.split('#')[1];
-    const [stored] = await stack.orm.em.fork().execute<{ code_hash: string }[]>('select code_hash from rider_sign_ins where rider_id = ?', [rider.rider_id]);
+    const [stored] = await riderSignInsOf(stack.orm, rider.rider_id);
     expect(stored!.code_hash).toBe(hashSecret(code));
 
     const signedIn = await api(stack.baseUrl).post('/rider/sign-in', { code });
@@ -175,7 +168,7 @@ describe('operator commands', () => {
     expect(again.body.error).toMatchObject({ code: 'unauthorized', message: expect.stringMatching(/already used/), details: { reason: 'used' } });
 
     const later = await ops('rider:token', '--rider', rider.rider_id);
-    await stack.orm.em.fork().execute("update rider_sign_ins set expires_at = now() - interval '1 second' where rider_id = ? and used_at is null", [rider.rider_id]);
+    await expireRiderSignIns(stack.orm, rider.rider_id, { seconds: 1 });
     const expired = await api(stack.baseUrl).post('/rider/sign-in', { code: later.sign_in_url.split('#')[1] });
     expect(expired.status).toBe(401);
     expect(expired.body.error.details).toEqual({ reason: 'expired' });
@@ -188,12 +181,8 @@ describe('operator commands', () => {
 
   it('reads the SMS outbox for a number, newest first', async () => {
     const to = `+23320${String(Date.now()).slice(-7)}`;
-    await stack.orm.em.fork().execute('insert into sms_outbox (recipient, body, created_at) values (?, ?, now() - interval \'1 minute\'), (?, ?, now())', [
-      to,
-      'first',
-      to,
-      'second',
-    ]);
+    await putInOutbox(stack.orm, to, 'first', { minutes: 1 });
+    await putInOutbox(stack.orm, to, 'second');
     const outbox = await ops('outbox', '--to', to);
     expect(outbox.messages.map((m: { body: string }) => m.body)).toEqual(['second', 'first']);
     expect(outbox.messages[0]).toEqual({ to, body: 'second', created_at: expect.any(String) });
@@ -201,7 +190,7 @@ describe('operator commands', () => {
 
   it('finds a number’s texts however an operator writes it, and refuses what is no phone number', async () => {
     const to = `+23324${String(Date.now()).slice(-7)}`;
-    await stack.orm.em.fork().execute('insert into sms_outbox (recipient, body, created_at) values (?, ?, now())', [to, 'your code']);
+    await putInOutbox(stack.orm, to, 'your code');
     const local = `0${to.slice(4)}`;
     for (const written of [local, `${local.slice(0, 3)} ${local.slice(3, 6)} ${local.slice(6)}`, to.slice(1)]) {
       const outbox = await ops('outbox', '--to', written);
@@ -243,9 +232,11 @@ describe('operator commands', () => {
       expect(failed?.code).toBe(2);
       expect(JSON.parse(failed!.stdout.trim().split('\n').pop()!).error).toMatch(refusals[i]![1]);
     });
-    const em = stack.orm.em.fork();
-    expect(await em.execute('select id from riders where name = ? or length(name) > 100', [name])).toEqual([]);
-    expect(await em.execute("select id from partners where email in ('not-an-email') or email like 'ops-long-%' or email like 'ops-pw-%' or length(business_name) > 100")).toEqual([]);
-    expect(await em.execute('select label from api_keys where partner_id = ?', [partner.partner_id])).toEqual([{ label: 'L'.repeat(100) }]);
+    expect(await riderIdsNamed(stack.orm, name)).toEqual([]);
+    expect(await partnerByEmail(stack.orm, 'not-an-email')).toBeUndefined();
+    expect(await partnersWithEmailStarting(stack.orm, 'ops-long-')).toEqual([]);
+    expect(await partnersWithEmailStarting(stack.orm, 'ops-pw-')).toEqual([]);
+    expect(await namesLongerThan(stack.orm, 100)).toEqual({ partners: [], riders: [] });
+    expect((await apiKeysOf(stack.orm, partner.partner_id)).map((k) => k.label)).toEqual(['L'.repeat(100)]);
   }, 120_000);
 });

@@ -3,6 +3,8 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { SANDBOX, book, bookingBody, registerAccount } from '../helpers/bookings';
+import { deliveryIdsOf } from '../helpers/db-deliveries';
+import { debitsOf, ledgerOf, paymentMethodsOf } from '../helpers/db-payments';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -37,16 +39,6 @@ async function list(key: string): Promise<Account[]> {
   return res.body;
 }
 
-/** Every stored row of a partner, removed ones included: what "nothing saved" is checked against. */
-async function storedRows(partnerId: string) {
-  return stack.orm.em
-    .fork()
-    .execute<{ id: string; mode: string; is_default: boolean; deleted_at: Date | null }[]>(
-      'select id, mode, is_default, deleted_at from payment_methods where partner_id = ? order by created_at',
-      [partnerId],
-    );
-}
-
 describe('registering a Mobile Money account', () => {
   it('saves a number the network knows, with the phone exactly as sent and no provider-internal fields', async () => {
     const partner = await makePartner(stack.orm);
@@ -76,7 +68,7 @@ describe('registering a Mobile Money account', () => {
 
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ error: { code: 'bad_request', message: expect.any(String), details: expect.any(Object) } });
-    expect(await storedRows(partner.partnerId)).toEqual([]);
+    expect(await paymentMethodsOf(stack.orm, partner.partnerId)).toEqual([]);
     expect(await list(partner.testKey)).toEqual([]);
   });
 
@@ -86,7 +78,7 @@ describe('registering a Mobile Money account', () => {
 
     expect(wrong.status).toBe(400);
     expect(wrong.body.error.code).toBe('bad_request');
-    expect(await storedRows(partner.partnerId)).toEqual([]);
+    expect(await paymentMethodsOf(stack.orm, partner.partnerId)).toEqual([]);
 
     const right = await register(partner.testKey, { provider: 'network_b', phone: SANDBOX.networkB });
     expect(right.status).toBe(201);
@@ -116,7 +108,7 @@ describe('registering a Mobile Money account', () => {
       const res = await register(partner.testKey, { phone });
       expect({ phone, status: res.status, code: res.body.error?.code }).toEqual({ phone, status: 400, code: 'bad_request' });
     }
-    expect(await storedRows(partner.partnerId)).toEqual([]);
+    expect(await paymentMethodsOf(stack.orm, partner.partnerId)).toEqual([]);
   });
 
   it('makes the first account the default even when is_default is false', async () => {
@@ -250,13 +242,6 @@ describe('live and test accounts', () => {
 });
 
 describe('booking and the registered accounts', () => {
-  async function deliveriesOf(partnerId: string): Promise<number> {
-    const [row] = await stack.orm.em
-      .fork()
-      .execute<{ count: string }[]>('select count(*) as count from deliveries where partner_id = ?', [partnerId]);
-    return Number(row?.count);
-  }
-
   it('refuses a booking with 400 bad_request while no account is registered', async () => {
     const partner = await makePartner(stack.orm);
     for (const key of [partner.testKey, partner.liveKey]) {
@@ -264,7 +249,7 @@ describe('booking and the registered accounts', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ error: { code: 'bad_request', message: expect.any(String), details: expect.any(Object) } });
     }
-    expect(await deliveriesOf(partner.partnerId)).toBe(0);
+    expect(await deliveryIdsOf(stack.orm, partner.partnerId)).toEqual([]);
   });
 
   it('refuses a booking once every account has been removed', async () => {
@@ -296,7 +281,7 @@ describe('booking and the registered accounts', () => {
       code: 'bad_request',
       details: { payment_method_id: 'must be a UUID' },
     });
-    expect(await deliveriesOf(partner.partnerId)).toBe(0);
+    expect(await deliveryIdsOf(stack.orm, partner.partnerId)).toEqual([]);
   });
 
   it('debits the account named by payment_method_id, and the default when none is named', async () => {
@@ -308,12 +293,7 @@ describe('booking and the registered accounts', () => {
     const second = await book(stack.baseUrl, partner.testKey, { payment_method_id: named.id });
 
     const debits = await eventually(async () => {
-      const rows = await stack.orm.em
-        .fork()
-        .execute<{ delivery_id: string; payment_method_id: string }[]>(
-          'select delivery_id, payment_method_id from debits where delivery_id in (?, ?)',
-          [first.id, second.id],
-        );
+      const rows = await debitsOf(stack.orm, [first.id, second.id]);
       return rows.length === 2 ? rows : undefined;
     }, 10_000, 'both debits');
     const accountOf = Object.fromEntries(debits.map((d) => [d.delivery_id, d.payment_method_id]));
@@ -329,17 +309,13 @@ describe('booking and the registered accounts', () => {
     const booked = await book(stack.baseUrl, partner.testKey);
 
     const [debit] = await eventually(async () => {
-      const rows = await stack.orm.em
-        .fork()
-        .execute<{ payment_method_id: string }[]>('select payment_method_id from debits where delivery_id = ?', [booked.id]);
+      const rows = await debitsOf(stack.orm, booked.id);
       return rows.length > 0 ? rows : undefined;
     }, 10_000, 'the debit');
     expect(debit?.payment_method_id).toBe(second.id);
     // The debit is recorded before the network takes it: the sandbox's ledger line may come a moment later.
     const [ledger] = await eventually(async () => {
-      const rows = await stack.orm.em
-        .fork()
-        .execute<{ phone: string }[]>('select phone from sandbox_momo_transactions where reference = ?', [booked.id]);
+      const rows = await ledgerOf(stack.orm, booked.id);
       return rows.length > 0 ? rows : undefined;
     }, 10_000, 'the sandbox ledger line');
     expect(ledger?.phone).toBe(SANDBOX.named);
@@ -356,10 +332,7 @@ describe('booking and the registered accounts', () => {
       return res.body.payment_status === 'paid' ? res.body : undefined;
     }, 10_000, 'the debit of the earlier booking');
     expect(paid.status).toBe('pending');
-    const [ledger] = await stack.orm.em
-      .fork()
-      .execute<{ phone: string; state: string }[]>('select phone, state from sandbox_momo_transactions where reference = ?', [booked.id]);
-    expect(ledger).toEqual({ phone: SANDBOX.ok, state: 'paid' });
+    expect(await ledgerOf(stack.orm, booked.id)).toMatchObject([{ phone: SANDBOX.ok, state: 'paid' }]);
 
     await accounts(partner.liveKey).post(`/partner/deliveries/${booked.id}/cancel`);
   });

@@ -9,6 +9,8 @@ import { SANDBOX, book, registerAccount } from '../helpers/bookings';
 import { startPaystackFake, type PaystackFake } from '../fakes/paystack-fake';
 import { capturingLogger } from '../helpers/captured-logs';
 import { deliveryWorkflowId } from '../../domain/reference';
+import { partnerRow } from '../helpers/db-accounts';
+import { debitsOf, ledgerOf } from '../helpers/db-payments';
 
 /**
  * Live keys on Paystack (PAYMENT_GATEWAY=paystack), end to end against the local fake Paystack:
@@ -106,7 +108,7 @@ const chargeRequests = () => fake.requests.filter((r) => r.method === 'POST' && 
 async function livePartner(phone: string) {
   const partner = await makePartner(stack.orm);
   const account = await registerAccount(stack.baseUrl, partner.liveKey, phone);
-  const [row] = await stack.orm.em.fork().execute<{ email: string }[]>('select email from partners where id = ?', [partner.partnerId]);
+  const row = await partnerRow(stack.orm, partner.partnerId);
   return { ...partner, account, email: row?.email, client: api(stack.baseUrl, partner.liveKey) };
 }
 
@@ -212,8 +214,7 @@ describe('registering a live account through Paystack', () => {
 
     expect(fake.requests.filter((r) => r.path === '/bank/resolve').length).toBe(resolvesBefore);
     expect(fake.charges.has(booked.id)).toBe(false);
-    const [ledger] = await stack.orm.em.fork().execute('select state from sandbox_momo_transactions where reference = ?', [booked.id]);
-    expect(ledger).toEqual({ state: 'paid' });
+    expect(await ledgerOf(stack.orm, booked.id)).toMatchObject([{ state: 'paid' }]);
   });
 });
 
@@ -240,8 +241,7 @@ describe('debiting a live booking through Paystack', () => {
 
     await paymentStatusBecomes(partner.liveKey, booked.id, 'paid');
     expect(chargeRequests() - before).toBe(1);
-    const debits = await stack.orm.em.fork().execute('select gateway, amount, state from debits where delivery_id = ?', [booked.id]);
-    expect(debits).toEqual([{ gateway: 'paystack', amount: cents(booked.total_fare), state: 'paid' }]);
+    expect(await debitsOf(stack.orm, booked.id)).toMatchObject([{ gateway: 'paystack', amount: cents(booked.total_fare), state: 'paid' }]);
     await partner.client.post(`/partner/deliveries/${booked.id}/cancel`);
   });
 
@@ -298,8 +298,7 @@ describe('debiting a live booking through Paystack', () => {
 
     expect(chargeRequests() - before).toBe(1);
     expect(await requestDebitAttempts(booked.id)).toBe(1);
-    const [debit] = await stack.orm.em.fork().execute('select state, reason from debits where delivery_id = ?', [booked.id]);
-    expect(debit).toEqual({ state: 'failed', reason: 'Insufficient funds' });
+    expect(await debitsOf(stack.orm, booked.id)).toMatchObject([{ state: 'failed', reason: 'Insufficient funds' }]);
     await partner.client.post(`/partner/deliveries/${booked.id}/cancel`);
   });
 

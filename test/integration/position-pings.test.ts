@@ -1,13 +1,7 @@
 import { initOrm, type Orm } from '../../db/orm';
-import { poolQuery } from '../../db/pool-query';
 import { PositionPings } from '../../api/rider/position-pings';
 import { makeRider } from '../helpers/partners';
-
-/** Where Postgres has each rider now. */
-async function positionsOf(orm: Orm, ids: string[]): Promise<Map<string, { lat: number; lng: number }>> {
-  const { rows } = await poolQuery(orm.em).query<{ id: string; lat: number; lng: number }>('select id, lat, lng from riders where id = any($1::uuid[])', [ids]);
-  return new Map(rows.map((r) => [r.id, { lat: r.lat, lng: r.lng }]));
-}
+import { riderPositions, riderTableUpdates } from '../helpers/db-riders';
 
 describe('position pings written together', () => {
   let orm: Orm;
@@ -28,7 +22,7 @@ describe('position pings written together', () => {
         pings.record(rider.riderId, { lat: 5.55 + i / 1000, lng: -0.21 }),
       ]),
     );
-    const stored = await positionsOf(orm, riders.map((r) => r.riderId));
+    const stored = await riderPositions(orm, riders.map((r) => r.riderId));
     expect(riders.map((rider) => stored.get(rider.riderId))).toEqual(riders.map((_, i) => ({ lat: 5.55 + i / 1000, lng: -0.21 })));
   });
 
@@ -42,7 +36,7 @@ describe('position pings written together', () => {
       if (i % 10 === 0) await new Promise((resolve) => setTimeout(resolve, 2));
     }
     await Promise.all(sent);
-    expect((await positionsOf(orm, [rider.riderId])).get(rider.riderId)).toEqual({ lat: 5.6 + 50 / 10_000, lng: -0.2 });
+    expect((await riderPositions(orm, [rider.riderId])).get(rider.riderId)).toEqual({ lat: 5.6 + 50 / 10_000, lng: -0.2 });
   });
 
   it('moves a rider within their grid cell without touching an index (a HOT update)', async () => {
@@ -51,18 +45,10 @@ describe('position pings written together', () => {
     try {
       const rider = await makeRider(single, { lat: 5.6001, lng: -0.2001 }, 'Hot Rider');
       const pings = new PositionPings(single);
-      // Updates of riders' rows, and those Postgres made on the same page without new index entries.
-      const counts = async () => {
-        await poolQuery(single.em).query('select pg_stat_force_next_flush()');
-        const { rows } = await poolQuery(single.em).query<{ updated: string; hot: string }>(
-          "select n_tup_upd as updated, n_tup_hot_upd as hot from pg_stat_user_tables where relname = 'riders'",
-        );
-        return { updated: Number(rows[0]!.updated), hot: Number(rows[0]!.hot) };
-      };
-      const before = await counts();
+      const before = await riderTableUpdates(single);
       // Five pings a few metres apart: all inside the rider's 550 m cell.
       for (let i = 1; i <= 5; i++) await pings.record(rider.riderId, { lat: 5.6001 + i / 100_000, lng: -0.2001 });
-      const after = await counts();
+      const after = await riderTableUpdates(single);
       expect(after.updated - before.updated).toBeGreaterThanOrEqual(5);
       // Every update of the table since was HOT (other suites' riders live in other lanes' databases).
       expect(after.hot - before.hot).toBe(after.updated - before.updated);
@@ -79,6 +65,6 @@ describe('position pings written together', () => {
     const outcomes = await Promise.allSettled(refused);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected']);
     await pings.record(rider.riderId, { lat: 5.61, lng: -0.2 });
-    expect((await positionsOf(orm, [rider.riderId])).get(rider.riderId)).toEqual({ lat: 5.61, lng: -0.2 });
+    expect((await riderPositions(orm, [rider.riderId])).get(rider.riderId)).toEqual({ lat: 5.61, lng: -0.2 });
   });
 });

@@ -2,6 +2,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api } from '../helpers/http';
 import { COUNT_TRUSTED_FOR_MS, PostgresRateLimitStore } from '../../api/middleware/rate-limit-store';
+import { clearRateLimits, rateLimitHits } from '../helpers/db-requests';
 
 const stacks: TestStack[] = [];
 /** Stores in these tests write their counted hits when told to (`flush`), not on a timer. */
@@ -19,12 +20,6 @@ function storesOfTwoProcesses(stack: TestStack, prefix: string, limit: number): 
     return one;
   };
   return [store(), store()];
-}
-
-/** The hits Postgres holds for a store's key. */
-async function writtenHits(stack: TestStack, fullKey: string): Promise<number | undefined> {
-  const [row] = await stack.orm.em.fork().execute<{ hits: number }[]>('select hits from rate_limit_counters where key = ?', [fullKey]);
-  return row?.hits;
 }
 
 afterAll(async () => {
@@ -129,7 +124,7 @@ describe('rate limits', () => {
     expect(answers.filter((a) => a.status === 429)).toHaveLength(14);
 
     // Per IP too: this test is the only user of the shared counters for the loopback address.
-    await first.orm.em.fork().execute(`delete from rate_limit_counters where key like 'track:%'`);
+    await clearRateLimits(first.orm, 'track:');
     const unknown = '/track/00000000-0000-4000-8000-000000000000/public';
     const publicStatuses = [];
     for (let i = 0; i < 5; i += 1) publicStatuses.push((await api(i % 2 ? second.baseUrl : first.baseUrl).get(unknown)).status);
@@ -162,7 +157,7 @@ describe('rate limits', () => {
     const stack = await stackWith({});
     const store = new PostgresRateLimitStore(stack.orm, `batch-test-${Date.now()}`, NO_TIMED_WRITES);
     store.init({ windowMs: 60_000, limit: 200 } as never);
-    const written = () => writtenHits(stack, `${store.prefix}:k`);
+    const written = () => rateLimitHits(stack.orm, `${store.prefix}:k`);
 
     const totals: number[] = [];
     for (let i = 0; i < 100; i += 1) totals.push((await store.increment('k')).totalHits);
@@ -182,7 +177,7 @@ describe('rate limits', () => {
     const stack = await stackWith({});
     const prefix = `shared-test-${Date.now()}`;
     const [first, second] = storesOfTwoProcesses(stack, prefix, 200);
-    const written = () => writtenHits(stack, `${prefix}:k`);
+    const written = () => rateLimitHits(stack.orm, `${prefix}:k`);
 
     for (let i = 0; i < 60; i += 1) await first.increment('k');
     await first.flush();

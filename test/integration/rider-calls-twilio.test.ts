@@ -3,6 +3,8 @@ import { makePartner } from '../helpers/partners';
 import { book, registerAccount } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
 import { api } from '../helpers/http';
+import { callSessionsOf } from '../helpers/db-deliveries';
+import { setRider } from '../helpers/db-riders';
 import { TwilioProxyCalling } from '../../integrations/calling/twilio-proxy';
 import { proxySessionStore } from '../../db/call-sessions';
 import { startTwilioProxyFake, type TwilioProxyFake } from '../fakes/twilio-proxy-fake';
@@ -64,10 +66,7 @@ describe('masked calling through Twilio Proxy', () => {
     expect(delivered.body.call).toBeNull();
     expect(twilio.sessions.get(session!.sid)!.status).toBe('closed');
     expect(twilio.requests.filter((r) => r.path.endsWith(session!.sid) && r.form.Status === 'closed')).toHaveLength(1);
-    const [row] = await stack.orm.em.fork().execute<{ closed: boolean }[]>(
-      'select closed_at is not null as closed from proxy_call_sessions where delivery_id = ?',
-      [created.id],
-    );
+    const [row] = await callSessionsOf(stack.orm, created.id);
     expect(row).toEqual({ closed: true });
 
     // No answer to the rider holds the recipient's own number.
@@ -78,7 +77,7 @@ describe('masked calling through Twilio Proxy', () => {
     const partner = await livePartner();
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Abena Phone');
     const riderPhone = mobile('20');
-    await stack.orm.em.fork().execute('update riders set phone = ? where id = ?', [riderPhone, rider.riderId]);
+    await setRider(stack.orm, rider.riderId, { phone: riderPhone });
     const phone = mobile('27');
     const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
 

@@ -7,6 +7,7 @@ import { ACCRA, book, registerAccount } from '../helpers/bookings';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { HttpSms } from '../../integrations/sms/http-sms';
 import { loadSettings } from '../../config/settings';
+import { readOutbox } from '../../db/sms-outbox';
 
 /**
  * Live hand-over codes texted through an SMS HTTP API (SMS_PROVIDER=http), against a local
@@ -63,8 +64,7 @@ function recipientPhone(): string {
 
 const textsTo = (phone: string) => requests.filter((r) => r.body.recipients.includes(phone));
 async function outboxTo(phone: string): Promise<string[]> {
-  const rows = await stack.orm.em.fork().execute<{ body: string }[]>('select body from sms_outbox where recipient = ?', [phone]);
-  return rows.map((r) => r.body);
+  return (await readOutbox(stack.orm.em.fork(), phone)).map((text) => text.body);
 }
 
 describe('hand-over codes through an SMS HTTP API', () => {

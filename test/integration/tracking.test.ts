@@ -5,6 +5,9 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
+import { ageEta } from '../helpers/db-deliveries';
+import { setRider } from '../helpers/db-riders';
+import { readOutbox } from '../../db/sms-outbox';
 import { StraightLineRouting, type EtaProvider, type LegDurations } from '../../integrations/routing';
 import type { LatLng } from '../../domain/geo';
 
@@ -61,7 +64,7 @@ async function acceptedDelivery(overrides: Record<string, unknown> = {}) {
   const partner = await makePartner(stack.orm);
   await registerAccount(stack.baseUrl, partner.liveKey);
   const rider = await makeRider(stack.orm, ACCRA.makola, 'Kwame Asante Boateng');
-  await stack.orm.em.fork().execute('update riders set rating = 4.8 where id = ?', [rider.riderId]);
+  await setRider(stack.orm, rider.riderId, { rating: 4.8 });
   const created = await book(stack.baseUrl, partner.liveKey, overrides);
   const riderApi = api(stack.baseUrl, rider.riderToken);
   await eventually(
@@ -83,9 +86,6 @@ function leaves(value: unknown): unknown[] {
   if (value && typeof value === 'object') return Object.values(value).flatMap(leaves);
   return [value];
 }
-
-const ageEta = (id: string) =>
-  stack.orm.em.fork().execute(`update deliveries set eta_computed_at = now() - interval '21 seconds' where id = ?`, [id]);
 
 describe('public tracking view', () => {
   it('shows every field of the view before a rider accepts, with the rider and ETA still null', async () => {
@@ -119,7 +119,7 @@ describe('public tracking view', () => {
     const recipientPhone = ghanaPhone();
     const { riderApi, created } = await acceptedDelivery({ verification_method: 'otp', recipient_phone: recipientPhone });
     const code = await eventually(async () => {
-      const [sms] = await stack.orm.em.fork().execute<{ body: string }[]>('select body from sms_outbox where recipient = ?', [recipientPhone]);
+      const [sms] = await readOutbox(stack.orm.em.fork(), recipientPhone);
       return sms?.body.match(/(\d{6})$/)?.[1];
     }, 10_000, 'the recipient code');
     await riderApi.post(`/rider/deliveries/${created.id}/pickup`);
@@ -147,7 +147,7 @@ describe('public tracking view', () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
     const rider = await makeRider(stack.orm, near.accepted, 'Kwame Asante Boateng');
-    await stack.orm.em.fork().execute('update riders set rating = 4.8 where id = ?', [rider.riderId]);
+    await setRider(stack.orm, rider.riderId, { rating: 4.8 });
     const created = await book(stack.baseUrl, partner.liveKey, { additional_stops: stops });
     const riderApi = api(stack.baseUrl, rider.riderToken);
     await eventually(async () => (await riderApi.get('/rider/offers')).body.some((o: any) => o.delivery_id === created.id), 10_000, 'offer');
@@ -184,7 +184,7 @@ describe('public tracking view', () => {
 
   it('shows an empty stops list for a single drop, and null for a rider’s missing vehicle and rating', async () => {
     const { rider, created } = await acceptedDelivery();
-    await stack.orm.em.fork().execute('update riders set vehicle = null, rating = null where id = ?', [rider.riderId]);
+    await setRider(stack.orm, rider.riderId, { vehicle: null, rating: null });
 
     const { body: view } = await track(created.id);
     expect(view.stops).toEqual([]);
@@ -259,7 +259,7 @@ describe('public tracking view', () => {
     expect((await track(created.id)).body.rider).toMatchObject(ACCRA.osu);
 
     await pollBoth();
-    await stack.orm.em.fork().execute('update riders set rating = 4.2 where id = ?', [rider.riderId]);
+    await setRider(stack.orm, rider.riderId, { rating: 4.2 });
     expect((await partnerApi.get(`/partner/deliveries/${created.id}`)).body.rider.rating).toBe(4.2);
 
     await riderApi.post(`/rider/deliveries/${created.id}/pickup`);
@@ -340,7 +340,7 @@ describe('tracking ETA', () => {
     const firstRound = [];
     for (let wave = 0; wave < 5; wave++) firstRound.push(...(await burst()));
     const afterFirstRound = counting.calls - before;
-    await ageEta(created.id);
+    await ageEta(stack.orm, created.id, { seconds: 21 });
     const secondRound = [];
     for (let wave = 0; wave < 5; wave++) secondRound.push(...(await burst()));
     const afterSecondRound = counting.calls - before;
@@ -357,7 +357,7 @@ describe('tracking ETA', () => {
   it('serves 32 polling connections for 10 seconds from a single ETA computation', async () => {
     const { created } = await acceptedDelivery();
     await track(created.id);
-    await ageEta(created.id);
+    await ageEta(stack.orm, created.id, { seconds: 21 });
     const before = counting.calls;
 
     // The load comes from a process of its own, so it does not share the server's event loop.

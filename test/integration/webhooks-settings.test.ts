@@ -5,6 +5,7 @@ import { makePartner } from '../helpers/partners';
 import { api } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
 import { deliveryWorkflowId } from '../../domain/reference';
+import { setWebhookUrl } from '../helpers/db-webhooks';
 
 /**
  * What a production process needs beyond the test stack's own settings. It runs as staging does
@@ -180,7 +181,7 @@ describe('sending callbacks in production', () => {
       expect((await client.put('/partner/webhook', { webhook_url: PUBLIC_URL })).status).toBe(200);
       // The name passed the check when it was set; its DNS now answers with a loopback address (rebinding).
       const rebound = `http://localhost:${(receiver.address() as AddressInfo).port}/hooks`;
-      await prodStack.orm.em.fork().execute('update webhook_endpoints set url = ? where partner_id = ?', [rebound, partner.partnerId]);
+      await setWebhookUrl(prodStack.orm, partner.partnerId, rebound);
       const created = await book(prodStack.baseUrl, partner.liveKey);
       expect((await client.post(`/partner/deliveries/${created.id}/cancel`)).status).toBe(200);
       await prodStack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result();
