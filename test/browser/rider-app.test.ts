@@ -9,6 +9,8 @@ import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
 import { startTestReceiver, type TestReceiver } from '../helpers/webhook-test-receiver';
+import { handoverPhotosOf } from '../helpers/db-deliveries';
+import { riderRow, setRider } from '../helpers/db-riders';
 import { readOutbox } from '../../db/sms-outbox';
 import { RIDER_TOKEN_CHANGES_READ_EVERY_MS } from '../../api/middleware/rider-auth';
 
@@ -198,7 +200,7 @@ describe('the rider app in a phone browser', () => {
     await page.getByText(/^Position sent/).waitFor();
     await eventually(
       async () => {
-        const [row] = await stack.orm.em.fork().execute<{ online: boolean; lat: number; lng: number }[]>('select online, lat, lng from riders where id = ?', [rider.rider_id]);
+        const row = await riderRow(stack.orm, rider.rider_id);
         return row!.online && row!.lat === ACCRA.makola.lat && row!.lng === ACCRA.makola.lng;
       },
       10_000,
@@ -217,7 +219,7 @@ describe('the rider app in a phone browser', () => {
     await page.locator('#offline-banner').waitFor({ state: 'hidden' });
     await eventually(
       async () => {
-        const [row] = await stack.orm.em.fork().execute<{ lat: number }[]>('select lat from riders where id = ?', [rider.rider_id]);
+        const row = await riderRow(stack.orm, rider.rider_id);
         return row!.lat === ACCRA.makola.lat + 0.002;
       },
       10_000,
@@ -323,9 +325,7 @@ describe('the rider app in a phone browser', () => {
     await waitForWebhook(withPhoto.id, 'delivered');
     expect(webhooksFor(withPhoto.id)).toEqual(['accepted', 'picked_up', 'in_transit', 'delivered']);
     expect(await statusOf(withPhoto.id)).toBe('delivered');
-    const [stored] = await stack.orm.em
-      .fork()
-      .execute<{ storage_key: string; content_type: string }[]>('select storage_key, content_type from handover_photos where delivery_id = ?', [withPhoto.id]);
+    const [stored] = await handoverPhotosOf(stack.orm, withPhoto.id);
     expect(stored!.content_type).toBe('image/jpeg');
     const uploaded = (await stack.deps.photos.get(stored!.storage_key))!;
     expect(jpegSize(uploaded)).toEqual({ width: 1280, height: 853 });
@@ -337,8 +337,7 @@ describe('the rider app in a phone browser', () => {
     await page.getByRole('button', { name: 'Sign out' }).tap();
     await page.getByText('You signed out.', { exact: true }).waitFor();
     expect(await page.evaluate<string | null>("localStorage.getItem('rider.token')")).toBeNull();
-    const [afterSignOut] = await stack.orm.em.fork().execute<{ online: boolean }[]>('select online from riders where id = ?', [rider.rider_id]);
-    expect(afterSignOut).toEqual({ online: false });
+    expect(await riderRow(stack.orm, rider.rider_id)).toMatchObject({ online: false });
     await shot(page, '14-signed-out');
 
     // A new link (rider:token) signs in again; a revoked token sends the app back to sign-in, saying why.
@@ -381,7 +380,7 @@ describe('the rider app in a phone browser', () => {
     await shot(page, '16-taken-by-another-rider');
     frozen = false;
     await card.waitFor({ state: 'detached', timeout: 10_000 });
-    await stack.orm.em.fork().execute('update riders set online = false where id in (?, ?)', [rival.riderId, rider.rider_id]);
+    await Promise.all([rival.riderId, rider.rider_id].map((id) => setRider(stack.orm, id, { online: false })));
     expect(problems).toEqual([]);
     await context.close();
   }, 90_000);
@@ -395,7 +394,6 @@ describe('the rider app in a phone browser', () => {
     await page.getByText('You are offline', { exact: true }).waitFor();
     await shot(page, '17-location-refused');
     await context.close();
-    const [row] = await stack.orm.em.fork().execute<{ online: boolean }[]>('select online from riders where id = ?', [rider.rider_id]);
-    expect(row!.online).toBe(false);
+    expect((await riderRow(stack.orm, rider.rider_id))!.online).toBe(false);
   }, 60_000);
 });

@@ -9,6 +9,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
+import { setRider } from '../helpers/db-riders';
 
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/track-page');
 const PHONE = { width: 390, height: 844 };
@@ -97,7 +98,7 @@ async function liveBooking(overrides: Record<string, unknown> = {}) {
   const partner = await makePartner(stack.orm);
   await registerAccount(stack.baseUrl, partner.liveKey);
   const rider = await makeRider(stack.orm, { lat: 5.553, lng: -0.204 }, 'Kwame Asante Boateng');
-  await stack.orm.em.fork().execute('update riders set rating = 4.8 where id = ?', [rider.riderId]);
+  await setRider(stack.orm, rider.riderId, { rating: 4.8 });
   const created = await book(stack.baseUrl, partner.liveKey, overrides);
   const riderApi = api(stack.baseUrl, rider.riderToken);
   const accept = async () => {
