@@ -17,7 +17,9 @@ import { freePort } from '../helpers/free-port';
 import { api, eventually } from '../helpers/http';
 import { makePartner, makeRider } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { count, sleep } from './support';
+import { deliveriesOf, deliveryIdsOf, deliveryRow, tracesOf } from '../helpers/db-deliveries';
+import { idempotencyKeysOf } from '../helpers/db-requests';
+import { sleep } from './support';
 
 // The API reaches Temporal through a relay the test can freeze (connections stay open, nothing
 // comes back) and Postgres through one it can cut; the worker, and the booking sweeper's
@@ -209,13 +211,10 @@ describe('bookings while Temporal is frozen', () => {
     expect(booked.length + refused.length).toBe(BOOKINGS);
 
     // Refused: nothing kept, and the key let go of, so the partner may send it again.
-    const rows = await stack.orm.em.fork().execute<{ id: string; claimed: boolean }[]>(
-      'select id, workflow_claimed_at is not null as claimed from deliveries where partner_id = ? and id <> ?',
-      [partner.partnerId, existing.id],
-    );
-    expect(rows.map((r) => r.id).sort()).toEqual([...booked].sort());
+    const kept = (await deliveryIdsOf(stack.orm, partner.partnerId)).filter((id) => id !== existing.id);
+    expect(kept.sort()).toEqual([...booked].sort());
     for (const { key } of refused) {
-      await eventually(async () => (await count(stack.orm, 'idempotency_keys where partner_id = ? and key = ?', [partner.partnerId, key])) === 0, 15_000, `${key} let go of`);
+      await eventually(async () => (await idempotencyKeysOf(stack.orm, partner.partnerId)).every((k) => k.key !== key), 15_000, `${key} let go of`);
     }
 
     // Booked: its workflow claimed it and runs it to the end.
@@ -239,13 +238,12 @@ describe('bookings while Temporal is frozen', () => {
       const events = (await handle.fetchHistory()).events ?? [];
       expect(events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])).toEqual([]);
       const deliveryId = workflowId.replace(/^delivery-/, '');
-      expect(await count(stack.orm, 'sms_outbox where delivery_id = ?', [deliveryId])).toBe(0);
-      expect(await count(stack.orm, 'rider_offers where delivery_id = ?', [deliveryId])).toBe(0);
+      expect(await tracesOf(stack.orm, deliveryId)).toMatchObject({ sms_outbox: 0, rider_offers: 0 });
     }
 
     // None stuck: once the sweeper has been round, every booking of this partner has its workflow.
     await nextSweep();
-    expect(await count(stack.orm, 'deliveries where partner_id = ? and workflow_claimed_at is null', [partner.partnerId])).toBe(0);
+    expect((await deliveriesOf(stack.orm, partner.partnerId)).filter((d) => !d.claimed)).toEqual([]);
 
     const apiMetrics = await (await fetch(`${stack.baseUrl}/metrics`)).text();
     const startFailures = ['withdrawn', 'claimed', 'kept'].map((outcome) => `${outcome} ${sample(apiMetrics, 'booking_start_failures_total', { outcome })}`);
@@ -285,16 +283,16 @@ describe('bookings while Temporal is frozen', () => {
     const answer = client.post('/partner/deliveries', bookingBody(), headers);
     try {
       // The row is committed before the start is asked for; then Postgres goes away from the API.
-      const [row] = await eventually(
+      const [rowId] = await eventually(
         async () => {
-          const found = await stack.orm.em.fork().execute<{ id: string }[]>('select id from deliveries where partner_id = ?', [partner.partnerId]);
+          const found = await deliveryIdsOf(stack.orm, partner.partnerId);
           return found.length > 0 ? found : undefined;
         },
         10_000,
         'the booking row',
       );
       await pgProxy.cut();
-      await eventually(async () => logged(apiLogs.lines, 'Booking kept after its workflow failed to start').some((l) => l.deliveryId === row?.id), 15_000, 'the withdrawal to fail');
+      await eventually(async () => logged(apiLogs.lines, 'Booking kept after its workflow failed to start').some((l) => l.deliveryId === rowId), 15_000, 'the withdrawal to fail');
       await pgProxy.restore();
       expect((await answer).status).toBe(503);
     } finally {
@@ -304,9 +302,9 @@ describe('bookings while Temporal is frozen', () => {
       temporalProxy.thaw();
       await temporalProxy.restore();
     }
-    const [kept] = await stack.orm.em.fork().execute<{ id: string }[]>('select id from deliveries where partner_id = ?', [partner.partnerId]);
-    const id = kept?.id as string;
-    expect(await count(stack.orm, 'deliveries where id = ? and workflow_claimed_at is null', [id])).toBe(1);
+    const [kept] = await deliveryIdsOf(stack.orm, partner.partnerId);
+    const id = kept as string;
+    expect(await deliveryRow(stack.orm, id)).toMatchObject({ claimed: false });
 
     const done = await eventually(async () => {
       const res = await client.get(`/partner/deliveries/${id}`);
@@ -357,8 +355,8 @@ describe('the booking sweeper', () => {
       await sweepOrphanedBookings({ taskQueue: settings.temporalTaskQueue });
 
       // Claimed by the sweeper for the open run at once; by the new run, as its first step, for the other.
-      expect(await count(stack.orm, 'deliveries where id = ? and workflow_claimed_at is null', [open])).toBe(0);
-      await eventually(async () => (await count(stack.orm, 'deliveries where id = ? and workflow_claimed_at is null', [closed])) === 0, 15_000, 'the new run to claim it');
+      expect((await deliveryRow(stack.orm, open))?.claimed).toBe(true);
+      await eventually(async () => (await deliveryRow(stack.orm, closed))?.claimed === true, 15_000, 'the new run to claim it');
       const outcomes = (id: string) => logged(workerLogs.lines, 'Orphaned booking found').filter((l) => l.deliveryId === id).map((l) => l.outcome);
       expect(outcomes(open)).toEqual(['already_running']);
       expect(outcomes(closed)).toEqual(['started']);

@@ -4,6 +4,9 @@ import { SANDBOX, bookingBody, registerAccount } from '../helpers/bookings';
 import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
+import { deliveryIdsOf } from '../helpers/db-deliveries';
+import { paymentMethodsOf } from '../helpers/db-payments';
+import { ageIdempotencyKey } from '../helpers/db-requests';
 
 // The API reaches Postgres through a relay that can lose the answer to a COMMIT: the transaction
 // is committed, but the API's connection is cut before it hears so.
@@ -25,11 +28,8 @@ afterAll(async () => {
   await proxy?.close();
 });
 
-async function idsOf(table: 'deliveries' | 'payment_methods', partnerId: string): Promise<string[]> {
-  const rows = await stack.orm.em.fork().execute<{ id: string }[]>(`select id from ${table} where partner_id = ?`, [partnerId]);
-  return rows.map((r) => r.id);
-}
-const deliveriesOf = (partnerId: string) => idsOf('deliveries', partnerId);
+const deliveriesOf = (partnerId: string) => deliveryIdsOf(stack.orm, partnerId);
+const accountsOf = async (partnerId: string) => (await paymentMethodsOf(stack.orm, partnerId)).map((m) => m.id);
 
 /** Postgres goes away for a second as the COMMIT's answer is lost, so the API cannot look for what it saved. */
 function loseCommitAnswerAndPostgresBriefly(): void {
@@ -94,10 +94,7 @@ describe('a booking whose COMMIT went through but whose answer was lost', () => 
     const [id] = await deliveriesOf(partner.partnerId);
     expect(id).toBeDefined();
     // As if the 2 minutes after which an unanswered claim counts as abandoned had passed.
-    await stack.orm.em.fork().execute(
-      `update idempotency_keys set created_at = now() - interval '3 minutes' where partner_id = ? and key = ?`,
-      [partner.partnerId, headers['Idempotency-Key']],
-    );
+    await ageIdempotencyKey(stack.orm, partner.partnerId, headers['Idempotency-Key'], { minutes: 3 });
 
     const repeat = await client.post('/partner/deliveries', bookingBody(), headers);
     expect(repeat.status).toBe(201);
@@ -117,7 +114,7 @@ describe('an account registration whose COMMIT went through but whose answer was
     const saved = await client.post('/partner/payment-methods', account);
     expect(saved.status).toBe(201);
     expect(saved.body).toMatchObject({ phone: SANDBOX.ok, is_default: true });
-    expect(await idsOf('payment_methods', partner.partnerId)).toEqual([saved.body.id]);
+    expect(await accountsOf(partner.partnerId)).toEqual([saved.body.id]);
   }, 30_000);
 
   it('answers a repeat under the same Idempotency-Key with that account when Postgres was briefly gone too', async () => {
@@ -128,13 +125,13 @@ describe('an account registration whose COMMIT went through but whose answer was
     loseCommitAnswerAndPostgresBriefly();
     const first = await client.post('/partner/payment-methods', account, headers);
     expect(first.status).toBe(503);
-    const [id] = await idsOf('payment_methods', partner.partnerId);
+    const [id] = await accountsOf(partner.partnerId);
     expect(id).toBeDefined();
 
     const repeat = await client.post('/partner/payment-methods', account, headers);
     expect(repeat.status).toBe(201);
     expect(repeat.headers.get('idempotent-replayed')).toBe('true');
     expect(repeat.body).toMatchObject({ id, phone: SANDBOX.ok, is_default: true });
-    expect(await idsOf('payment_methods', partner.partnerId)).toEqual([id]);
+    expect(await accountsOf(partner.partnerId)).toEqual([id]);
   }, 30_000);
 });

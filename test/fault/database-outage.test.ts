@@ -16,7 +16,8 @@ import { ACCRA, book, commitBookingRow, registerAccount } from '../helpers/booki
 import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { count } from './support';
+import { deliveryRow, tracesOf } from '../helpers/db-deliveries';
+import { debitsOf } from '../helpers/db-payments';
 
 // The worker reaches Postgres through a relay the test can cut; the API reaches it directly, so
 // bookings are taken and committed while the worker cannot read them.
@@ -111,9 +112,7 @@ describe('a booking withdrawn by the API before its workflow began', () => {
     const events = (await handle.fetchHistory()).events ?? [];
     expect(events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? [])).toEqual([]);
     expect(events.filter((e) => e.timerStartedEventAttributes || e.startChildWorkflowExecutionInitiatedEventAttributes)).toEqual([]);
-    for (const table of ['debits', 'delivery_otps', 'sms_outbox', 'rider_offers', 'delivery_events', 'webhook_events']) {
-      expect([table, await count(stack.orm, `${table} where delivery_id = ?`, [deliveryId])]).toEqual([table, 0]);
-    }
+    expect(await tracesOf(stack.orm, deliveryId)).toEqual({ debits: 0, delivery_otps: 0, sms_outbox: 0, rider_offers: 0, delivery_events: 0, webhook_events: 0 });
   }, 60_000);
 
   it('cannot be claimed once withdrawn, nor withdrawn once its workflow claimed it', async () => {
@@ -127,14 +126,14 @@ describe('a booking withdrawn by the API before its workflow began', () => {
     const withdrawn = await commitBookingRow(orm, owner);
     expect(await withdraw(withdrawn)).toBe(true);
     await expect(beginDelivery({ deliveryId: withdrawn })).rejects.toMatchObject({ type: 'BookingNotFound', nonRetryable: true });
-    expect(await count(orm, 'delivery_events where delivery_id = ?', [withdrawn])).toBe(0);
+    expect((await tracesOf(orm, withdrawn)).delivery_events).toBe(0);
 
     const claimed = await commitBookingRow(orm, owner);
     await beginDelivery({ deliveryId: claimed });
     // A retried first step finds its own claim, and goes on.
     await beginDelivery({ deliveryId: claimed });
     expect(await withdraw(claimed)).toBe(false);
-    expect(await count(orm, 'deliveries where id = ? and workflow_claimed_at is not null', [claimed])).toBe(1);
+    expect(await deliveryRow(orm, claimed)).toMatchObject({ claimed: true });
   });
 });
 
@@ -160,8 +159,7 @@ describe('a worker that loses Postgres while requesting a debit', () => {
       return res.body.status === 'delivered' && res.body.payment_status !== 'pending' ? res.body : undefined;
     }, 30_000, 'the delivery to end and its debit to settle');
     expect(done.payment_status).toBe('paid');
-    const debit = await stack.orm.em.fork().execute(`select state, reason from debits where delivery_id = ?`, [created.id]);
-    expect(debit).toEqual([{ state: 'paid', reason: null }]);
+    expect(await debitsOf(stack.orm, created.id)).toMatchObject([{ state: 'paid', reason: null }]);
   }, 90_000);
 });
 

@@ -5,6 +5,7 @@ import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
 import { freePort } from '../helpers/free-port';
+import { webhookAttemptsOf } from '../helpers/db-webhooks';
 import { spawnApi, spawnWorker, waitForHttp, WebhookReceiver, type ChildHandle } from './support';
 
 const children: ChildHandle[] = [];
@@ -86,14 +87,8 @@ describe('graceful shutdown', () => {
     expect(exit.code).toBe(0);
     // The callback that was under way was answered and recorded before the worker left.
     expect(receiver.received.length).toBeGreaterThanOrEqual(1);
-    const [first] = await stack.orm.em
-      .fork()
-      .execute<{ status_code: number | null; error: string | null }[]>(
-        `select a.status_code, a.error from webhook_attempts a join webhook_events e on e.id = a.event_id
-         where e.delivery_id = ? order by a.id limit 1`,
-        [id],
-      );
-    expect(first).toEqual({ status_code: 200, error: null });
+    const [first] = await webhookAttemptsOf(stack.orm, id);
+    expect(first).toMatchObject({ status_code: 200, error: null });
 
     receiver.delayMs = 0;
     children.push(spawnWorker(stack.settings.temporalTaskQueue));

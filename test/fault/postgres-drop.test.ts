@@ -5,10 +5,12 @@ import { freePort } from '../helpers/free-port';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { bookingBody, registerAccount } from '../helpers/bookings';
+import { deliveryIdsOf } from '../helpers/db-deliveries';
+import { dropConnections } from '../helpers/db-faults';
+import { debitsOf, ledgerOf } from '../helpers/db-payments';
+import { webhookEventsOf } from '../helpers/db-webhooks';
 import {
-  count,
   describeStuck,
-  dropConnections,
   sleep,
   spawnApi,
   spawnWorker,
@@ -94,13 +96,14 @@ describe('PostgreSQL connections dropped under the API and the worker', () => {
     }, 90_000, 'every delivery delivered and paid').catch(async (error: Error) => {
       throw new Error(`${error.message}\n${await describeStuck(orm!, new Client({ connection }), booked)}`);
     });
-    const expected = await orm.em.fork().execute<{ id: string }[]>('select id from webhook_events where delivery_id in (?)', [booked]);
+    const expected = await webhookEventsOf(orm, booked);
     await eventually(async () => expected.every((e) => receiver.distinctEventIds().has(e.id)), 30_000, 'every webhook received');
     const received = expected.filter((e) => receiver.distinctEventIds().has(e.id)).length;
     // Every debit of this partner, so a delivery the partner was never told of would show up as one too many.
-    const ledger = await count(orm, 'sandbox_momo_transactions where reference in (select id::text from deliveries where partner_id = ?)', [partner.partnerId]);
-    const debits = await count(orm, `debits where state = 'paid' and delivery_id in (select id from deliveries where partner_id = ?)`, [partner.partnerId]);
-    const deliveriesOfPartner = await count(orm, 'deliveries where partner_id = ?', [partner.partnerId]);
+    const ofPartner = await deliveryIdsOf(orm, partner.partnerId);
+    const ledger = (await ledgerOf(orm, ofPartner)).length;
+    const debits = (await debitsOf(orm, ofPartner)).filter((d) => d.state === 'paid').length;
+    const deliveriesOfPartner = ofPartner.length;
 
     process.stdout.write(
       [

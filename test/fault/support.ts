@@ -9,6 +9,7 @@ import type { Orm } from '../../db/orm';
 import { FAST_TIMINGS } from '../helpers/stack';
 import { ourProgram } from '../helpers/child-process';
 import { api } from '../helpers/http';
+import { deliveriesByIds, statusTally } from '../helpers/db-deliveries';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const LOG_DIR = path.join(ROOT, '.data', 'test', 'fault-logs');
@@ -165,11 +166,6 @@ export async function waitForTemporal(port: number, timeoutMs = 60_000): Promise
   throw new Error(`Temporal on port ${port} did not come up`);
 }
 
-export async function count(orm: Orm, from: string, params: unknown[] = []): Promise<number> {
-  const [row] = await orm.em.fork().execute<{ n: string }[]>(`select count(*) as n from ${from}`, params);
-  return Number(row?.n);
-}
-
 const ORDER = ['pending', 'accepted', 'picked_up', 'in_transit', 'delivered'];
 
 /**
@@ -209,33 +205,13 @@ export async function driveRider(opts: {
   return retries;
 }
 
-/** Asks `pg_terminate_backend` to drop every connection opened under `applicationName`. */
-export async function dropConnections(orm: Orm, applicationName: string): Promise<number> {
-  const rows = await orm.em
-    .fork()
-    .execute<{ dropped: boolean }[]>(
-      `select pg_terminate_backend(pid) as dropped from pg_stat_activity
-       where application_name = ? and pid <> pg_backend_pid()`,
-      [applicationName],
-    );
-  return rows.filter((r) => r.dropped).length;
-}
-
 /** For a failing fault test: where each delivery stands and the last activity failures of one workflow. */
 export async function describeStuck(orm: Orm, temporal: Client, ids: string[]): Promise<string> {
-  const rows = await orm.em
-    .fork()
-    .execute<{ status: string; payment_status: string; n: string }[]>(
-      'select status, payment_status, count(*) as n from deliveries where id in (?) group by 1, 2',
-      [ids],
-    );
-  const lines = rows.map((r) => `${r.n} × ${r.status}/${r.payment_status}`);
-  const stuck = await orm.em
-    .fork()
-    .execute<{ id: string }[]>(`select id from deliveries where id in (?) and (status <> 'delivered' or payment_status <> 'paid') limit 1`, [ids]);
-  if (stuck[0]) {
-    lines.push(`stuck ${stuck[0].id}:`);
-    for (const workflowId of [`delivery-${stuck[0].id}`, `robo-rider-${stuck[0].id}`]) {
+  const lines = await statusTally(orm, ids);
+  const stuck = (await deliveriesByIds(orm, ids)).find((d) => d.status !== 'delivered' || d.payment_status !== 'paid');
+  if (stuck) {
+    lines.push(`stuck ${stuck.id}:`);
+    for (const workflowId of [`delivery-${stuck.id}`, `robo-rider-${stuck.id}`]) {
       const handle = temporal.workflow.getHandle(workflowId);
       const described = await handle.describe().catch(() => null);
       const history = await handle.fetchHistory().catch(() => null);

@@ -8,8 +8,10 @@ import { freePort } from '../helpers/free-port';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { book, bookingBody, registerAccount } from '../helpers/bookings';
+import { deliveriesByIds, deliveryIdsOf } from '../helpers/db-deliveries';
+import { debitsOf, ledgerOf } from '../helpers/db-payments';
+import { webhookEventsOf } from '../helpers/db-webhooks';
 import {
-  count,
   describeStuck,
   sleep,
   spawnApi,
@@ -70,30 +72,27 @@ describe('the Temporal server stopped and restarted', () => {
     const ids = (await Promise.all(Array.from({ length: IN_FLIGHT }, () => book(baseUrl, partner.testKey)))).map((b) => b.id);
     // Robo riders under way: wait for a parcel on the bike, which a cancel can no longer stop.
     const onTheBike = await eventually(async () => {
-      const [row] = await orm!.em
-        .fork()
-        .execute<{ id: string }[]>(`select id from deliveries where id in (?) and status not in ('pending', 'accepted') limit 1`, [ids]);
-      return row?.id;
+      const moving = (await deliveriesByIds(orm!, ids)).find((d) => !['pending', 'accepted'].includes(d.status));
+      return moving?.id;
     }, 20_000, 'a parcel on the bike');
 
-    const [before] = await orm.em.fork().execute<{ active: string; unpaid: string }[]>(
-      `select count(*) filter (where status not in ('delivered', 'cancelled', 'expired')) as active,
-              count(*) filter (where payment_status = 'pending') as unpaid
-       from deliveries where id in (?)`,
-      [ids],
-    );
+    const atStop = await deliveriesByIds(orm, ids);
+    const before = {
+      active: atStop.filter((d) => !['delivered', 'cancelled', 'expired'].includes(d.status)).length,
+      unpaid: atStop.filter((d) => d.payment_status === 'pending').length,
+    };
     await temporal.stop('SIGTERM');
 
     // While Temporal is down: bookings and cancels that need the workflow are 503 unavailable; a
     // cancel the record already refuses, and reads from Postgres, still answer.
-    const rows = await count(orm, 'deliveries where partner_id = ?', [partner.partnerId]);
+    const rows = (await deliveryIdsOf(orm, partner.partnerId)).length;
     const started = Date.now();
     const refused = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': 'during-outage' });
     const refusedInMs = Date.now() - started;
     expect(refused.status).toBe(503);
     expect(refused.body).toEqual({ error: { code: 'unavailable', message: expect.any(String), details: {} } });
     expect(refused.headers.get('retry-after')).toBe('5');
-    expect(await count(orm, 'deliveries where partner_id = ?', [partner.partnerId])).toBe(rows);
+    expect(await deliveryIdsOf(orm, partner.partnerId)).toHaveLength(rows);
     const cancelStarted = Date.now();
     const cancel = await api(baseUrl, partner.liveKey).post(`/partner/deliveries/${waiting.id}/cancel`);
     const cancelInMs = Date.now() - cancelStarted;
@@ -124,16 +123,16 @@ describe('the Temporal server stopped and restarted', () => {
       throw new Error(`${error.message}\n${await describeStuck(orm!, temporalClient, all)}`);
     });
     const settledAfterMs = Date.now() - restartedAt;
-    const expected = await orm.em.fork().execute<{ id: string }[]>('select id from webhook_events where delivery_id in (?)', [all]);
+    const expected = await webhookEventsOf(orm, all);
     await eventually(async () => expected.every((e) => receiver.distinctEventIds().has(e.id)), 30_000, 'every webhook received');
     const received = expected.filter((e) => receiver.distinctEventIds().has(e.id)).length;
-    const ledger = await count(orm, 'sandbox_momo_transactions where reference in (?)', [all]);
-    const paid = await count(orm, `debits where delivery_id in (?) and state = 'paid'`, [all]);
+    const ledger = (await ledgerOf(orm, all)).length;
+    const paid = (await debitsOf(orm, all)).filter((d) => d.state === 'paid').length;
 
     process.stdout.write(
       [
         'fault: Temporal dev server stopped and restarted',
-        `  deliveries in flight at the stop: ${before?.active} of ${IN_FLIGHT} (debits unconfirmed ${before?.unpaid}); booked after the restart: 1`,
+        `  deliveries in flight at the stop: ${before.active} of ${IN_FLIGHT} (debits unconfirmed ${before.unpaid}); booked after the restart: 1`,
         `  during the outage: booking ${refused.status} ${refused.body.error.code} in ${refusedInMs} ms, cancel ${cancel.status} in ${cancelInMs} ms, reads 200`,
         `  after the restart: the same Idempotency-Key booked in ${bookedAfterMs} ms; everything delivered and paid in ${Math.round(settledAfterMs / 1000)} s`,
         `  webhook events expected ${expected.length}, received ${received}`,

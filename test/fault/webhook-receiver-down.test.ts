@@ -2,7 +2,10 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
-import { count, sleep, WebhookReceiver } from './support';
+import { deliveriesByIds } from '../helpers/db-deliveries';
+import { ledgerOf } from '../helpers/db-payments';
+import { webhookAttemptsOf, webhookEventsOf } from '../helpers/db-webhooks';
+import { sleep, WebhookReceiver } from './support';
 
 const DELIVERIES = 5;
 const DOWN_MS = 5_000;
@@ -32,30 +35,29 @@ describe('a partner’s webhook receiver down for a while', () => {
     const ids = (await Promise.all(Array.from({ length: DELIVERIES }, () => book(stack.baseUrl, partner.testKey)))).map((b) => b.id);
     // Read from the table, not the API: polling five deliveries would spend the key's rate limit.
     await eventually(
-      async () => (await count(stack.orm, `deliveries where id in (?) and status = 'delivered'`, [ids])) === DELIVERIES,
+      async () => (await deliveriesByIds(stack.orm, ids)).filter((d) => d.status === 'delivered').length === DELIVERIES,
       20_000,
       'every delivery delivered while the receiver is down',
     );
-    const failedWhileDown = await count(stack.orm, 'webhook_attempts a join webhook_events e on e.id = a.event_id where e.delivery_id in (?) and a.error is not null', [ids]);
+    const triedWhileDown = await webhookAttemptsOf(stack.orm, ids);
+    const failedWhileDown = triedWhileDown.filter((a) => a.error !== null).length;
     expect(receiver.received).toHaveLength(0);
     // The outage is timed from the first failed callback, so a slow run does not lengthen it
     // past the retries' cover.
-    const [first] = await stack.orm.em
-      .fork()
-      .execute<{ at: Date }[]>('select min(a.created_at) as at from webhook_attempts a join webhook_events e on e.id = a.event_id where e.delivery_id in (?)', [ids]);
-    await sleep(Math.max(0, new Date(first!.at).getTime() + DOWN_MS - Date.now()));
+    const firstTry = Math.min(Date.now(), ...triedWhileDown.map((a) => new Date(a.created_at).getTime()));
+    await sleep(Math.max(0, firstTry + DOWN_MS - Date.now()));
 
     await receiver.up();
     const backAt = Date.now();
-    const expected = await stack.orm.em.fork().execute<{ id: string }[]>('select id from webhook_events where delivery_id in (?)', [ids]);
+    const expected = await webhookEventsOf(stack.orm, ids);
     await eventually(async () => expected.every((e) => receiver.distinctEventIds().has(e.id)), WINDOW_MS, 'every webhook after the receiver returns');
     const tookMs = Date.now() - backAt;
     await eventually(
-      async () => (await count(stack.orm, `webhook_events where delivery_id in (?) and state = 'delivered'`, [ids])) === expected.length,
+      async () => (await webhookEventsOf(stack.orm, ids)).filter((e) => e.state === 'delivered').length === expected.length,
       5_000,
       'every event recorded as delivered',
     );
-    const attempts = await count(stack.orm, 'webhook_attempts a join webhook_events e on e.id = a.event_id where e.delivery_id in (?)', [ids]);
+    const attempts = (await webhookAttemptsOf(stack.orm, ids)).length;
     const received = expected.filter((e) => receiver.distinctEventIds().has(e.id)).length;
 
     process.stdout.write(
@@ -69,7 +71,7 @@ describe('a partner’s webhook receiver down for a while', () => {
     expect(expected).toHaveLength(DELIVERIES * 4);
     expect(received).toBe(expected.length);
     expect(failedWhileDown).toBeGreaterThan(0);
-    const debits = await count(stack.orm, 'sandbox_momo_transactions where reference in (?)', [ids]);
+    const debits = (await ledgerOf(stack.orm, ids)).length;
     expect(debits).toBe(DELIVERIES);
   }, 90_000);
 });

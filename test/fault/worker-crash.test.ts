@@ -2,7 +2,10 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
-import { count, describeStuck, driveRider, sleep, spawnWorker, WebhookReceiver, type ChildHandle } from './support';
+import { deliveriesByIds } from '../helpers/db-deliveries';
+import { debitsOf, ledgerOf } from '../helpers/db-payments';
+import { webhookEventsOf } from '../helpers/db-webhooks';
+import { describeStuck, driveRider, sleep, spawnWorker, WebhookReceiver, type ChildHandle } from './support';
 
 /** Kumasi: far from the other tests' riders, so only this test's riders are offered these jobs. */
 const KUMASI = { lat: 6.6885, lng: -1.6244 };
@@ -59,16 +62,15 @@ describe('a worker process killed in the middle of live deliveries', () => {
     );
 
     // Kill the worker once riders are on the road and nothing is finished yet.
-    await eventually(async () => (await count(stack.orm, `deliveries where id in (?) and status <> 'pending'`, [ids])) >= 5, 60_000, 'riders under way');
-    const [snapshot] = await stack.orm.em.fork().execute<{ active: string; delivered: string; unpaid: string }[]>(
-      `select count(*) filter (where status in ('pending', 'accepted', 'picked_up', 'in_transit')) as active,
-              count(*) filter (where status = 'delivered') as delivered,
-              count(*) filter (where payment_status = 'pending') as unpaid
-       from deliveries where id in (?)`,
-      [ids],
-    );
+    await eventually(async () => (await deliveriesByIds(stack.orm, ids)).filter((d) => d.status !== 'pending').length >= 5, 60_000, 'riders under way');
+    const atKill = await deliveriesByIds(stack.orm, ids);
+    const snapshot = {
+      active: atKill.filter((d) => ['pending', 'accepted', 'picked_up', 'in_transit'].includes(d.status)).length,
+      delivered: atKill.filter((d) => d.status === 'delivered').length,
+      unpaid: atKill.filter((d) => d.payment_status === 'pending').length,
+    };
     expect((await workers[0]!.stop('SIGKILL')).signal).toBe('SIGKILL');
-    say(`worker killed with ${snapshot?.active} deliveries under way`);
+    say(`worker killed with ${snapshot.active} deliveries under way`);
     await sleep(2_000);
     say('worker restarted');
     workers.push(spawnWorker(stack.settings.temporalTaskQueue, workerEnv));
@@ -83,19 +85,18 @@ describe('a worker process killed in the middle of live deliveries', () => {
       throw new Error(`${error.message}\n${await describeStuck(stack.orm, stack.temporal, ids)}`);
     });
 
-    const expected = await stack.orm.em
-      .fork()
-      .execute<{ id: string }[]>('select id from webhook_events where delivery_id in (?)', [ids]);
+    const expected = await webhookEventsOf(stack.orm, ids);
     await eventually(async () => expected.every((e) => receiver.distinctEventIds().has(e.id)), 60_000, 'every webhook received');
     const received = expected.filter((e) => receiver.distinctEventIds().has(e.id)).length;
-    const debitRows = await count(stack.orm, 'debits where delivery_id in (?)', [ids]);
-    const paidDebits = await count(stack.orm, `debits where delivery_id in (?) and state = 'paid'`, [ids]);
-    const ledger = await count(stack.orm, 'sandbox_momo_transactions where reference in (?)', [ids]);
+    const debits = await debitsOf(stack.orm, ids);
+    const debitRows = debits.length;
+    const paidDebits = debits.filter((d) => d.state === 'paid').length;
+    const ledger = (await ledgerOf(stack.orm, ids)).length;
 
     process.stdout.write(
       [
         'fault: worker killed (SIGKILL) and restarted',
-        `  deliveries in flight at the kill: ${snapshot?.active} of ${DELIVERIES} (delivered ${snapshot?.delivered}, debits unconfirmed ${snapshot?.unpaid})`,
+        `  deliveries in flight at the kill: ${snapshot.active} of ${DELIVERIES} (delivered ${snapshot.delivered}, debits unconfirmed ${snapshot.unpaid})`,
         `  rider retries: ${retries}`,
         `  webhook events expected ${expected.length}, received ${received} (deliveries incl. duplicates: ${receiver.received.length})`,
         `  debits expected ${DELIVERIES}, made ${ledger} on the network, ${debitRows} recorded, ${paidDebits} paid`,
