@@ -10,7 +10,10 @@ import { makePartner } from '../helpers/partners';
 import { FAST_TIMINGS } from '../helpers/stack';
 import { startTestReceiver, type Arrival, type TestReceiver } from '../helpers/webhook-test-receiver';
 import { startTopology, type Topology } from '../helpers/topology';
-import { count, sleep } from '../fault/support';
+import { deliveriesByIds, statusTally } from '../helpers/db-deliveries';
+import { debitsOf, ledgerOf } from '../helpers/db-payments';
+import { webhookEventsOf } from '../helpers/db-webhooks';
+import { sleep } from '../fault/support';
 
 /**
  * The service as deployed: the real Temporal server on PostgreSQL, two workers, two APIs behind
@@ -149,10 +152,9 @@ describe('the production topology: real Temporal on PostgreSQL, two workers, two
       }
     })();
 
-    const inFlight = async () =>
-      count(orm!, `deliveries where id in (?) and (status not in (${FINAL.map(() => '?').join(', ')}) or payment_status = 'pending')`, [ids, ...FINAL]);
+    const inFlight = async () => (await deliveriesByIds(orm!, ids)).filter((d) => !FINAL.includes(d.status) || d.payment_status === 'pending').length;
     // Riders on the road, nothing finished yet: then the first faults.
-    await eventually(async () => (await count(orm!, `deliveries where id in (?) and status <> 'pending'`, [ids])) >= 5, 60_000, 'riders under way');
+    await eventually(async () => (await deliveriesByIds(orm!, ids)).filter((d) => d.status !== 'pending').length >= 5, 60_000, 'riders under way');
     const atKill = await inFlight();
     const worker = await topology!.kill('worker-1', 'SIGKILL');
     const apiProcess = await topology!.kill('api-1', 'SIGKILL');
@@ -174,13 +176,7 @@ describe('the production topology: real Temporal on PostgreSQL, two workers, two
     say(`Temporal server restarted (pid ${restart.before} → ${restart.after}, ${restart.tookMs} ms), ${atRestart} in flight`);
 
     await eventually(async () => (await inFlight()) === 0, SETTLE_MS, 'every delivery settled').catch(async (error: Error) => {
-      const rows = await orm!.em
-        .fork()
-        .execute<{ status: string; payment_status: string; n: string }[]>(
-          'select status, payment_status, count(*) as n from deliveries where id in (?) group by 1, 2',
-          [ids],
-        );
-      throw new Error(`${error.message}: ${rows.map((r) => `${r.n} × ${r.status}/${r.payment_status}`).join(', ')}; logs in ${info.logDir}`);
+      throw new Error(`${error.message}: ${(await statusTally(orm!, ids)).join(', ')}; logs in ${info.logDir}`);
     });
     say('every delivery settled');
 
@@ -196,12 +192,13 @@ describe('the production topology: real Temporal on PostgreSQL, two workers, two
 
     const arrivals = receiver!.arrivals.filter((a) => ids.includes(a.body?.delivery_id));
     const badlySigned = arrivals.filter((a) => !signedByService(a, secret));
-    const recorded = await orm!.em.fork().execute<{ id: string }[]>('select id from webhook_events where delivery_id in (?)', [ids]);
+    const recorded = await webhookEventsOf(orm!, ids);
     const eventIds = new Set(arrivals.map((a) => String(a.headers['x-service-event-id'])));
     const views = await Promise.all(ids.map((id) => client.get(`/partner/deliveries/${id}`)));
-    const debitRows = await count(orm!, 'debits where delivery_id in (?)', [ids]);
-    const paidDebits = await count(orm!, `debits where delivery_id in (?) and state = 'paid'`, [ids]);
-    const ledger = await count(orm!, 'sandbox_momo_transactions where reference in (?)', [ids]);
+    const debits = await debitsOf(orm!, ids);
+    const debitRows = debits.length;
+    const paidDebits = debits.filter((d) => d.state === 'paid').length;
+    const ledger = (await ledgerOf(orm!, ids)).length;
     const finished = views.filter((v) => v.body.status === 'delivered' && v.body.payment_status === 'paid').length;
     const after = await topology!.describe();
 

@@ -11,6 +11,8 @@ import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
 import type { TestStack } from '../helpers/stack';
+import { deliveryAgeSeconds } from '../helpers/db-deliveries';
+import { webhookEventsOf } from '../helpers/db-webhooks';
 import { historyToJson } from './history-json';
 
 /**
@@ -79,9 +81,7 @@ export async function recordHistories(stack: TestStack, dir: string): Promise<vo
       workflows['robo-rider-stops-otp'] = `robo-rider-${created.id}`;
       await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result();
 
-      const [event] = await stack.orm.em
-        .fork()
-        .execute<{ id: string }[]>(`select id from webhook_events where delivery_id = ? and event = 'delivery.accepted'`, [created.id]);
+      const event = (await webhookEventsOf(stack.orm, created.id)).find((e) => e.event === 'delivery.accepted');
       const redeliver = await api(stack.baseUrl, partner.testKey).post(`/partner/webhook/deliveries/${event?.id}/redeliver`);
       if (redeliver.status !== 202) throw new Error(`redeliver: ${redeliver.status} ${JSON.stringify(redeliver.body)}`);
       const query = `WorkflowType = 'webhookRedeliveryWorkflow' AND TaskQueue = '${stack.settings.temporalTaskQueue}'`;
@@ -151,7 +151,7 @@ export async function recordHistories(stack: TestStack, dir: string): Promise<vo
       const partner = await makePartner(stack.orm);
       const account = await registerAccount(stack.baseUrl, partner.testKey);
       const orphan = await commitBookingRow(stack.orm, { partnerId: partner.partnerId, mode: 'test', paymentMethodId: account.id });
-      await eventually(async () => (await stack.orm.em.fork().execute(`select 1 from deliveries where id = ? and created_at < now() - make_interval(secs => ?)`, [orphan, stack.settings.bookingOrphanAfterSeconds])).length === 1, 15_000, 'the orphan to age');
+      await eventually(async () => ((await deliveryAgeSeconds(stack.orm, orphan)) ?? 0) > stack.settings.bookingOrphanAfterSeconds, 15_000, 'the orphan to age');
       const workflowId = `booking-sweep-recording-${orphan}`;
       await stack.temporal.workflow.execute(bookingSweepWorkflow, { workflowId, taskQueue: stack.settings.temporalTaskQueue });
       workflows['booking-sweep'] = workflowId;
