@@ -37,6 +37,7 @@ import { createPaymentMethodsRouter } from './partner/payment-methods-routes';
 import { createPaystackCallbackRouter } from './providers/paystack-callback-routes';
 import { createPlacesRouter } from './public/places-routes';
 import { createQuotesRouter } from './partner/quotes-routes';
+import { createServiceAreaRouter } from './partner/service-area-routes';
 import { createRiderAvailabilityRouter } from './rider/availability-routes';
 import { createRiderJobRouter } from './rider/job-routes';
 import { createRiderOfferRouter } from './rider/offer-routes';
@@ -107,6 +108,7 @@ export function createApp(deps: AppDeps): Express {
     }),
   );
   api.use(createQuotesRouter(deps));
+  api.use(createServiceAreaRouter(deps));
   api.use(createDeliveriesRouter(deps));
   api.use(createPaymentMethodsRouter(deps));
   api.use(createWebhookRouter(deps));

@@ -6,6 +6,8 @@
 import { isIP } from 'node:net';
 import type { KeyMode } from '../domain/api-key';
 import type { DeliveryTimings } from '../domain/timings';
+import type { ServiceArea } from '../domain/service-area';
+import { DEFAULT_SERVICE_AREA_FILE, readServiceArea } from './service-area-file';
 
 export type NodeEnv = 'development' | 'test' | 'production';
 
@@ -48,6 +50,12 @@ export interface Settings extends DeliveryTimings {
   paystackTimeoutMs: number;
   routingProvider: 'estimate' | 'osrm';
   osrmUrl: string;
+  /** The GeoJSON file of the areas riders serve (SERVICE_AREA_FILE), read once at start. */
+  serviceAreaFile: string;
+  /** Where every pickup, stop and drop-off must lie: the areas of serviceAreaFile. */
+  serviceArea: ServiceArea;
+  /** The longest route by road a quote or a booking may have (MAX_ROUTE_KM). */
+  maxRouteKm: number;
   etaProvider: 'estimate' | 'osrm' | 'mapbox';
   mapboxToken?: string;
   mapboxUrl: string;
@@ -481,6 +489,8 @@ export function loadSettings(vars: Env = process.env): Settings {
     paystackTimeoutMs: number(env, 'PAYSTACK_TIMEOUT_MS', 10_000, { min: 1, integer: true }),
     routingProvider: oneOf(env, 'ROUTING_PROVIDER', ['estimate', 'osrm'] as const, 'estimate'),
     osrmUrl: url(env, 'OSRM_URL', 'https://router.project-osrm.org'),
+    ...serviceArea(env),
+    maxRouteKm: number(env, 'MAX_ROUTE_KM', 80, { min: 1 }),
     etaProvider,
     mapboxToken,
     mapboxUrl: url(env, 'MAPBOX_URL', 'https://api.mapbox.com'),
@@ -539,6 +549,16 @@ export function loadSettings(vars: Env = process.env): Settings {
   if (nodeEnv === 'production') refuseUnsafeInProduction(env, settings);
   if (env.problems.length > 0) throw new SettingsError(env.problems);
   return settings;
+}
+
+/** SERVICE_AREA_FILE: read and checked here, so a file that is missing or wrong stops the start. */
+function serviceArea(env: Source): { serviceAreaFile: string; serviceArea: ServiceArea } {
+  const serviceAreaFile = text(env, 'SERVICE_AREA_FILE', DEFAULT_SERVICE_AREA_FILE);
+  try {
+    return { serviceAreaFile, serviceArea: readServiceArea(serviceAreaFile) };
+  } catch (error) {
+    return refuse(env, 'SERVICE_AREA_FILE', error instanceof Error ? error.message : String(error), { serviceAreaFile, serviceArea: [] });
+  }
 }
 
 /** WORKER_QUEUES: a comma-separated, non-empty list of `live` and `test`. */

@@ -60,6 +60,10 @@ const idempotencyHeader = {
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 const partner = { security: [{ partnerKey: [] }] };
+/** How a quote's or booking's 400 names a route it will not take (GET /partner/service-area). */
+const ROUTE_REFUSALS =
+  ', a point outside the service area (`details` names its latitude field: `{"dropoff_lat": "outside the service area"}`), ' +
+  'or a route longer by road than `MAX_ROUTE_KM` (`{"route": "longer than 80 km"}`)';
 const rider = { security: [{ riderToken: [] }] };
 const multipartHandover = {
   'multipart/form-data': {
@@ -84,7 +88,22 @@ export function buildOpenApiDocument(): Json {
         summary: 'Price a route',
         operationId: 'createQuote',
         requestBody: jsonBody(ref('QuoteRequest', S.QuoteRequest)),
-        responses: { '200': jsonResponse('The quote', ref('Quote', S.Quote)), ...keyedErrors },
+        responses: { '200': jsonResponse('The quote', ref('Quote', S.Quote)), ...keyedErrors, '400': errorResponse(`Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}`) },
+      },
+    },
+    '/partner/service-area': {
+      get: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Where pickups, stops and drop-offs may lie',
+        description:
+          'The areas riders serve, as a GeoJSON FeatureCollection of named polygons (positions are `[longitude, latitude]`), ' +
+          'so an address can be checked before booking. A quote or booking with a point outside every area is refused with ' +
+          '400 `bad_request`, `details` naming each such point by its latitude field: `{"dropoff_lat": "outside the service area"}`, ' +
+          '`{"additional_stops[0].dropoff_lat": …}`. A route longer by road (the distance it is priced on) than `MAX_ROUTE_KM`, ' +
+          '80 km unless the service sets another, is refused with `{"route": "longer than 80 km"}`. Nothing is saved or debited.',
+        operationId: 'getServiceArea',
+        responses: { '200': jsonResponse('The service area', ref('ServiceArea', S.ServiceArea)), ...keyedErrors },
       },
     },
     '/partner/deliveries': {
@@ -100,7 +119,7 @@ export function buildOpenApiDocument(): Json {
           '409': errorResponse('Idempotency-Key reused with a different body'),
           ...keyedErrors,
           '400': errorResponse(
-            'Invalid request (`details` lists each field at fault), no Mobile Money account registered yet, or a `payment_method_id` that is unknown or removed',
+            `Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}, no Mobile Money account registered yet, or a \`payment_method_id\` that is unknown or removed`,
           ),
         },
       },

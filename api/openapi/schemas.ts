@@ -77,6 +77,29 @@ export const Quote = Type.Object(
   { $id: 'Quote' },
 );
 
+/** A GeoJSON position: longitude first. */
+const Position = Type.Array(Type.Number(), { minItems: 2, maxItems: 2, description: '[longitude, latitude]' });
+
+export const ServiceArea = Type.Object(
+  {
+    type: literalUnion(['FeatureCollection'] as const),
+    features: Type.Array(
+      Type.Object({
+        type: literalUnion(['Feature'] as const),
+        properties: Type.Object({ name: Type.String({ description: 'The area, such as `Greater Accra`' }) }),
+        geometry: Type.Object({
+          type: literalUnion(['Polygon'] as const),
+          coordinates: Type.Array(Type.Array(Position, { minItems: 4 }), {
+            minItems: 1,
+            description: 'The outline, then any holes; each ring closed (its last position repeats its first)',
+          }),
+        }),
+      }),
+    ),
+  },
+  { $id: 'ServiceArea', description: 'The areas riders serve, as a GeoJSON FeatureCollection (RFC 7946) of named polygons' },
+);
+
 export const StopRequest = Type.Object({
   dropoff_address: Address,
   dropoff_lat: Latitude,

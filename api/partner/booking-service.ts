@@ -15,6 +15,7 @@ import type { AppDeps } from '../app-deps';
 import { ApiError } from '../api-error';
 import { bookingStartFailures, deliveriesBooked } from '../metric-registry';
 import { bindClaimedKey, unbindClaimedKey, type IdempotencyClaim } from './idempotent-requests';
+import { checkServiceArea, routeWithinLimit } from './service-area-check';
 import type { PartnerAuth } from '../middleware/partner-auth';
 import type { BookingRequest } from '../openapi/schemas';
 import { withinTemporalDeadline } from '../temporal/deadline';
@@ -108,10 +109,11 @@ export function createBookingService({ orm, temporal, settings, routing, logger 
      * any other way is found by the booking sweeper, which starts it.
      */
     async book(auth: PartnerAuth, body: BookingRequest, claim?: IdempotencyClaim): Promise<DeliveryResource> {
+      checkServiceArea({ settings }, body);
       const scheduledAt = checkSchedule(body.scheduled_at);
       const accountId = await chooseAccount(auth, body.payment_method_id);
       const route = routeOf(body);
-      const fare = priceRoute((await routing.route(route)).distanceMeters);
+      const fare = priceRoute((await routeWithinLimit({ routing, settings }, route)).distanceMeters);
 
       const id = randomUUID();
       const reference = deliveryReference(id, settings.referencePrefix);

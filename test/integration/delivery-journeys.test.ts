@@ -130,13 +130,13 @@ describe('dispatch', () => {
 
   it('offers a job to the 20 nearest free riders first, and to the next nearest when the search widens', async () => {
     const partner = await livePartner();
-    // Tamale, where no other test's riders wait: 22 riders in a line north of the pickup, 100 m
-    // apart, all inside the first 3 km; 14 inside dispatch's first look (NEAR_FIRST_KM), so the
-    // round reads on to its whole radius for the other six.
-    const tamale = { lat: 9.4034, lng: -0.8424 };
+    // Ada, in the service area's east where no other test's riders wait: 22 riders in a line north
+    // of the pickup, 100 m apart, all inside the first 3 km; 14 inside dispatch's first look
+    // (NEAR_FIRST_KM), so the round reads on to its whole radius for the other six.
+    const ada = { lat: 5.8, lng: 0.6 };
     const riders = [];
-    for (let i = 1; i <= 22; i++) riders.push(await makeRider(stack.orm, { lat: tamale.lat + i * 0.0009, lng: tamale.lng }, `Tamale Rider ${i}`));
-    const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: tamale.lat, pickup_lng: tamale.lng, dropoff_lat: 9.42, dropoff_lng: -0.83 });
+    for (let i = 1; i <= 22; i++) riders.push(await makeRider(stack.orm, { lat: ada.lat + i * 0.0009, lng: ada.lng }, `Ada Rider ${i}`));
+    const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: ada.lat, pickup_lng: ada.lng, dropoff_lat: 5.815, dropoff_lng: 0.615 });
 
     expect(await offersOnceThereAre(created.id, 20, 'the first round')).toEqual(new Set(riders.slice(0, 20).map((r) => r.riderId)));
     expect(await offersOnceThereAre(created.id, 22, 'the wider round')).toEqual(new Set(riders.map((r) => r.riderId)));
@@ -145,13 +145,14 @@ describe('dispatch', () => {
 
   it('offers the first round to the 20 nearest of a crowd waiting close to the pickup', async () => {
     const partner = await livePartner();
-    // Ho, where no other test's riders wait: 24 riders in a line east of the pickup, 50 m apart,
-    // all inside dispatch's first look (NEAR_FIRST_KM), and one more 2 km away.
-    const ho = { lat: 6.6008, lng: 0.4713 };
+    // Sege, in the service area 28 km from Ada, where no other test's riders wait: 24 riders in a
+    // line east of the pickup, 50 m apart, all inside dispatch's first look (NEAR_FIRST_KM), and
+    // one more 2 km away.
+    const sege = { lat: 5.86, lng: 0.35 };
     const crowd = [];
-    for (let i = 1; i <= 24; i++) crowd.push(await makeRider(stack.orm, { lat: ho.lat, lng: ho.lng + i * 0.00045 }, `Ho Rider ${i}`));
-    const beyond = await makeRider(stack.orm, { lat: ho.lat + 0.018, lng: ho.lng }, 'Ho Rider Beyond');
-    const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: ho.lat, pickup_lng: ho.lng, dropoff_lat: 6.61, dropoff_lng: 0.48 });
+    for (let i = 1; i <= 24; i++) crowd.push(await makeRider(stack.orm, { lat: sege.lat, lng: sege.lng + i * 0.00045 }, `Sege Rider ${i}`));
+    const beyond = await makeRider(stack.orm, { lat: sege.lat + 0.018, lng: sege.lng }, 'Sege Rider Beyond');
+    const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: sege.lat, pickup_lng: sege.lng, dropoff_lat: 5.87, dropoff_lng: 0.36 });
 
     expect(await offersOnceThereAre(created.id, 20, 'the first round')).toEqual(new Set(crowd.slice(0, 20).map((r) => r.riderId)));
     expect(await offersOnceThereAre(created.id, 25, 'the wider round')).toEqual(new Set([...crowd, beyond].map((r) => r.riderId)));

@@ -95,6 +95,7 @@ describe('the partner client', () => {
 
     const partner = client();
     await partner.quotes.create({ pickup_lat: 5.5, pickup_lng: -0.2, dropoff_lat: 5.6, dropoff_lng: -0.1 });
+    await partner.serviceArea.get();
     await partner.deliveries.create(booking);
     await partner.deliveries.list({ limit: 5, status: 'pending' });
     await partner.deliveries.get('d-1');

@@ -37,8 +37,8 @@ export const SCENARIOS = [
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
-/** Far from every test rider, so a live booking there is never taken. */
-const TAMALE = { lat: 9.4034, lng: -0.8424 };
+/** A route at Dodowa, in the service area 20 km from every test rider, so a live booking there is never taken. */
+const DODOWA = { pickup_lat: 5.88, pickup_lng: -0.1, dropoff_lat: 5.895, dropoff_lng: -0.085 };
 
 /** A partner's endpoint that refuses the first try of each event, so retries reach history. */
 async function flakyReceiver(): Promise<Server> {
@@ -131,7 +131,7 @@ export async function recordHistories(stack: TestStack, dir: string): Promise<vo
     const cancelled = async () => {
       const partner = await makePartner(stack.orm);
       await registerAccount(stack.baseUrl, partner.liveKey);
-      const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: TAMALE.lat, pickup_lng: TAMALE.lng });
+      const created = await book(stack.baseUrl, partner.liveKey, DODOWA);
       const res = await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${created.id}/cancel`);
       if (res.status !== 200) throw new Error(`cancel: ${res.status} ${JSON.stringify(res.body)}`);
       workflows['delivery-cancelled-while-pending'] = deliveryWorkflowId(created.id);
@@ -140,7 +140,7 @@ export async function recordHistories(stack: TestStack, dir: string): Promise<vo
     const expired = async () => {
       const partner = await makePartner(stack.orm);
       await registerAccount(stack.baseUrl, partner.liveKey);
-      const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: TAMALE.lat, pickup_lng: TAMALE.lng });
+      const created = await book(stack.baseUrl, partner.liveKey, DODOWA);
       await waitForStatus(stack, partner.liveKey, created.id, 'expired');
       workflows['delivery-expired'] = deliveryWorkflowId(created.id);
     };

@@ -16,6 +16,7 @@ import type {
   Quote,
   QuoteRequest,
   ResolvedPlace,
+  ServiceArea,
   WebhookDelivery,
   WebhookSetting,
   WebhookUrl,
@@ -86,6 +87,13 @@ export function createPartnerClient(options: PartnerClientOptions) {
       /** Prices a route without booking it. */
       create: async (quote: QuoteRequest, { signal }: CallOptions = {}): Promise<Quote> =>
         body(await raw.POST('/partner/quotes', { body: quote, signal })),
+    },
+    serviceArea: {
+      /**
+       * The areas every pickup, stop and drop-off must lie in, as a GeoJSON FeatureCollection of
+       * named polygons ([longitude, latitude]); a point outside them is refused with 400.
+       */
+      get: async ({ signal }: CallOptions = {}): Promise<ServiceArea> => body(await raw.GET('/partner/service-area', { signal })),
     },
     deliveries: {
       /** Books a delivery; it starts `pending`, and the Mobile Money debit follows. */

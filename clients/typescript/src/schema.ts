@@ -20,6 +20,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/partner/service-area": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where pickups, stops and drop-offs may lie
+         * @description The areas riders serve, as a GeoJSON FeatureCollection of named polygons (positions are `[longitude, latitude]`), so an address can be checked before booking. A quote or booking with a point outside every area is refused with 400 `bad_request`, `details` naming each such point by its latitude field: `{"dropoff_lat": "outside the service area"}`, `{"additional_stops[0].dropoff_lat": …}`. A route longer by road (the distance it is priced on) than `MAX_ROUTE_KM`, 80 km unless the service sets another, is refused with `{"route": "longer than 80 km"}`. Nothing is saved or debited.
+         */
+        get: operations["getServiceArea"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/partner/deliveries": {
         parameters: {
             query?: never;
@@ -530,6 +550,25 @@ export interface components {
             /** @description True when the distance is an offline estimate, not a road route */
             distance_estimated: boolean;
         };
+        /** @description The areas riders serve, as a GeoJSON FeatureCollection (RFC 7946) of named polygons */
+        ServiceArea: {
+            /** @enum {string} */
+            type: "FeatureCollection";
+            features: {
+                /** @enum {string} */
+                type: "Feature";
+                properties: {
+                    /** @description The area, such as `Greater Accra` */
+                    name: string;
+                };
+                geometry: {
+                    /** @enum {string} */
+                    type: "Polygon";
+                    /** @description The outline, then any holes; each ring closed (its last position repeats its first) */
+                    coordinates: number[][][];
+                };
+            }[];
+        };
         BookingRequest: {
             pickup_address: string;
             pickup_lat: number;
@@ -772,6 +811,89 @@ export interface operations {
                     "application/json": components["schemas"]["Quote"];
                 };
             };
+            /** @description Invalid request (`details` lists each field at fault), a point outside the service area (`details` names its latitude field: `{"dropoff_lat": "outside the service area"}`), or a route longer by road than `MAX_ROUTE_KM` (`{"route": "longer than 80 km"}`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, with a request id in details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getServiceArea: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service area */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ServiceArea"];
+                };
+            };
             /** @description Invalid request: `details` lists each field at fault */
             400: {
                 headers: {
@@ -949,7 +1071,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description Invalid request (`details` lists each field at fault), no Mobile Money account registered yet, or a `payment_method_id` that is unknown or removed */
+            /** @description Invalid request (`details` lists each field at fault), a point outside the service area (`details` names its latitude field: `{"dropoff_lat": "outside the service area"}`), or a route longer by road than `MAX_ROUTE_KM` (`{"route": "longer than 80 km"}`), no Mobile Money account registered yet, or a `payment_method_id` that is unknown or removed */
             400: {
                 headers: {
                     [name: string]: unknown;

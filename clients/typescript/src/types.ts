@@ -8,6 +8,8 @@ export type DeliveryStatus = Delivery['status'];
 export type BookingRequest = Schemas['BookingRequest'];
 export type Quote = Schemas['Quote'];
 export type QuoteRequest = Schemas['QuoteRequest'];
+/** Where pickups, stops and drop-offs may lie: a GeoJSON FeatureCollection of named polygons. */
+export type ServiceArea = Schemas['ServiceArea'];
 export type PaymentMethod = Schemas['PaymentMethod'];
 export type PaymentMethodRequest = Schemas['PaymentMethodRequest'];
 export type Deleted = Schemas['Deleted'];
