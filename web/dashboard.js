@@ -71,4 +71,40 @@
 
   var summary = document.querySelector('[data-autofocus]');
   if (summary) summary.focus();
+
+  // The service area on the overview, drawn from the GeoJSON the page carries; the words above
+  // the map say the same where Leaflet did not load.
+  var areaMap = document.getElementById('service-area-map');
+  if (areaMap && window.L) {
+    var L = window.L;
+    var map = L.map(areaMap, { attributionControl: false, scrollWheelZoom: false, zoomSnap: 0.5 });
+    var tileUrl = areaMap.getAttribute('data-tile-url');
+    if (tileUrl) {
+      L.tileLayer(tileUrl, { maxZoom: 19 }).addTo(map);
+      L.control.attribution({ prefix: false }).addAttribution('© OpenStreetMap contributors').addTo(map);
+    } else {
+      var Grid = L.GridLayer.extend({
+        createTile: function () {
+          var tile = document.createElement('div');
+          tile.className = 'grid-tile';
+          return tile;
+        },
+      });
+      new Grid({ tileSize: 64 }).addTo(map);
+    }
+    var areas = L.geoJSON(JSON.parse(areaMap.getAttribute('data-areas')), {
+      style: function () {
+        return { color: '#0b6b3a', weight: 2, fillColor: '#0b6b3a', fillOpacity: 0.12 };
+      },
+      onEachFeature: function (feature, layer) {
+        // As text, never markup: the names come from a file an operator edits.
+        var label = document.createElement('span');
+        label.textContent = feature.properties.name;
+        layer.bindTooltip(label, { permanent: true, direction: 'center', className: 'area-label' });
+      },
+    }).addTo(map);
+    // Clear of the zoom buttons in the top left corner.
+    map.fitBounds(areas.getBounds(), { paddingTopLeft: [56, 24], paddingBottomRight: [24, 24] });
+    L.control.scale({ imperial: false, position: 'bottomleft' }).addTo(map);
+  }
 })();

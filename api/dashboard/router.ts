@@ -12,6 +12,7 @@ import { authRateLimit } from './form-rate-limit';
 import { errorPage } from '../../web/dashboard/error-page';
 import { confirmFirstPage } from '../../web/dashboard/password-page';
 import type { PageContext } from '../../web/dashboard/layout';
+import { tileSource } from '../../web/map-tiles';
 import { pageOf, render, saveSession } from './respond';
 import { createAccountRoutes } from './routes/account-pages';
 import { createAuthRoutes } from './routes/auth-pages';
@@ -25,12 +26,16 @@ import { loadCookieSecret } from './secret';
 import { dashboardSession, SESSION_COOKIE } from './session';
 
 const WEB = path.resolve(__dirname, '../../web');
+const LEAFLET_DIR = path.dirname(require.resolve('leaflet/dist/leaflet.js'));
 
 /** Pages and forms for visitors without a session. */
 const PUBLIC_PATHS = new Set(['/signup', '/check-email', '/confirm', '/login', '/resend', '/forgot-password', '/reset-password']);
 
-/** Only this origin: no inline script or style, no framing, forms post back here only. */
-function securityHeaders(production: boolean): RequestHandler {
+/**
+ * Only this origin: no inline script or style, no framing, forms post back here only. Map tiles
+ * (the service area's map) come from MAP_TILE_URL's origin when one is set.
+ */
+function securityHeaders(production: boolean, tiles: string | null): RequestHandler {
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
@@ -38,7 +43,7 @@ function securityHeaders(production: boolean): RequestHandler {
         'default-src': ["'self'"],
         'script-src': ["'self'"],
         'style-src': ["'self'"],
-        'img-src': ["'self'", 'data:'],
+        'img-src': ["'self'", 'data:', ...(tiles ? [tiles] : [])],
         'font-src': ["'self'"],
         'connect-src': ["'self'"],
         'object-src': ["'none'"],
@@ -80,11 +85,13 @@ export function createDashboardRouter(deps: AppDeps): Router {
 
   const authLimit = authRateLimit(deps);
 
-  router.use(securityHeaders(settings.nodeEnv === 'production'));
+  router.use(securityHeaders(settings.nodeEnv === 'production', tileSource(settings.mapTileUrl)));
   router.get(['/assets/dashboard.css', '/assets/dashboard.js'], (req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.sendFile(path.join(WEB, path.basename(req.path)));
   });
+  // The service area's map, from node_modules as the tracking page has it: nothing from elsewhere.
+  router.use('/assets/leaflet', express.static(LEAFLET_DIR, { maxAge: '1d', index: false }));
   router.use((_req, res, next) => {
     // Pages can hold a secret shown once; no cache may keep them.
     res.setHeader('Cache-Control', 'no-store');

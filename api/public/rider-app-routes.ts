@@ -6,7 +6,7 @@ import { Router, type Request, type Response } from 'express';
 import helmet from 'helmet';
 import type { AppDeps } from '../app-deps';
 import { allowOnly } from '../middleware/allow-only';
-import { tileSource } from './track-page-routes';
+import { tileSource } from '../../web/map-tiles';
 
 const RIDER_DIR = path.resolve(__dirname, '../../web/rider');
 const LEAFLET_DIR = path.dirname(require.resolve('leaflet/dist/leaflet.js'));

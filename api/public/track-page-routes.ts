@@ -3,6 +3,7 @@ import path from 'node:path';
 import express, { Router } from 'express';
 import helmet from 'helmet';
 import { DELIVERY_STATUS_NAMES } from '../../domain/lifecycle';
+import { tileSource } from '../../web/map-tiles';
 import type { AppDeps } from '../app-deps';
 import { allowOnly } from '../middleware/allow-only';
 
@@ -11,21 +12,6 @@ const LEAFLET_DIR = path.dirname(require.resolve('leaflet/dist/leaflet.js'));
 
 function escapeAttribute(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-/**
- * The origin a tile URL template loads images from, as a CSP source: `{s}` subdomains become
- * a wildcard. Null when the template is not an absolute http(s) URL.
- */
-export function tileSource(template: string | undefined): string | null {
-  if (!template) return null;
-  try {
-    const url = new URL(template.replace(/\{s\}/g, 'tile-subdomain'));
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return null;
-    return `${url.protocol}//${url.host.replace(/^tile-subdomain\./, '*.')}`;
-  } catch {
-    return null;
-  }
 }
 
 /**

@@ -109,6 +109,12 @@ describe('a business finds its way from sign-up to its first delivery in a phone
     await page.waitForURL(url('/dashboard'));
     await page.getByRole('heading', { name: 'Welcome, Kofi’s Kitchen' }).waitFor();
     await shot(page, '06-overview');
+    // Where deliveries may go: each area of the service drawn on the map, and named on it.
+    await page.getByRole('heading', { name: 'Where we deliver' }).waitFor();
+    await page.locator('#service-area-map path.leaflet-interactive').nth(1).waitFor();
+    expect(await page.locator('#service-area-map path.leaflet-interactive').count()).toBe(2);
+    expect(await page.locator('#service-area-map .area-label').allTextContents()).toEqual(['Greater Accra', 'Kumasi']);
+    await page.locator('#service-area-map').screenshot({ path: path.join(ARTIFACTS, '06-service-area.png') });
 
     // A test key, shown once, with a working Copy button.
     await page.getByRole('navigation', { name: 'Dashboard' }).getByRole('link', { name: 'API keys' }).click();

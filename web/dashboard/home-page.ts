@@ -1,4 +1,6 @@
 import type { Settings } from '../../config/settings';
+import { serviceAreaGeoJson } from '../../domain/service-area';
+import { tileSource } from '../map-tiles';
 import { html, type Html } from './html';
 import { copyButton } from './copy';
 import { actionButton, layout, type PageContext } from './layout';
@@ -15,6 +17,24 @@ function step(done: boolean, title: string, body: Html): Html {
     <span class="step-mark" aria-hidden="true">${done ? '✓' : ''}</span>
     <div><h3>${title}${done ? html` <span class="visually-hidden">(done)</span>` : ''}</h3>${body}</div>
   </li>`;
+}
+
+/**
+ * Where bookings may go: the areas on a map (drawn by dashboard.js from the GeoJSON it carries,
+ * on MAP_TILE_URL's tiles when set, a plain grid otherwise), and the same in words.
+ */
+function serviceAreaSection(settings: Settings): Html {
+  const names = [...new Set(settings.serviceArea.map((area) => area.name))];
+  const inWords = names.length > 1 ? `${names.slice(0, -1).join(', ')} or ${names.at(-1)}` : (names[0] ?? '');
+  return html`<section class="service-area" aria-labelledby="service-area-title">
+    <h2 id="service-area-title">Where we deliver</h2>
+    <p>Every pickup, stop and drop-off must lie in ${inWords}, and a route may be at most ${settings.maxRouteKm} km by road.
+      Anything else is refused with <code>400</code> and nothing is charged. Your server can fetch these areas as GeoJSON from
+      <code>GET /api/v1/partner/service-area</code>.</p>
+    <div class="area-map" id="service-area-map" role="img" aria-label="${`Map of the areas we deliver in: ${names.join(', ')}`}"
+      data-areas="${JSON.stringify(serviceAreaGeoJson(settings.serviceArea))}"
+      data-tile-url="${tileSource(settings.mapTileUrl) ? (settings.mapTileUrl ?? '') : ''}"></div>
+  </section>`;
 }
 
 /** The first-time path in five steps, each ticked off as the account reaches it. */
@@ -82,6 +102,8 @@ export function overviewPage(ctx: PageContext, settings: Settings, progress: Pro
           <p><a href="/dashboard/deliveries">${progress.deliveries > 0 ? `See your deliveries (${progress.deliveries})` : 'Your deliveries will show here'}</a> ·
             <a href="/docs">Every endpoint, with examples</a></p>`,
       )}
-    </ol>`,
+    </ol>
+    ${serviceAreaSection(settings)}`,
+    { map: true },
   );
 }

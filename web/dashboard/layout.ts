@@ -86,8 +86,11 @@ function flash(ctx: PageContext): Renderable {
   return html`<p class="flash flash-${ctx.flash.kind}" role="${ctx.flash.kind === 'error' ? 'alert' : 'status'}">${ctx.flash.text}</p>`;
 }
 
-/** The page shell: one stylesheet, one small script, no inline code (the CSP allows only this origin). */
-export function layout(ctx: PageContext, title: string, body: Html): Html {
+/**
+ * The page shell: one stylesheet, one small script, no inline code (the CSP allows only this
+ * origin). A page with a map (`map`) loads Leaflet too, before the script that draws it.
+ */
+export function layout(ctx: PageContext, title: string, body: Html, { map = false }: { map?: boolean } = {}): Html {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -95,7 +98,9 @@ export function layout(ctx: PageContext, title: string, body: Html): Html {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title} · Partner Delivery</title>
 <link rel="icon" href="data:,">
+${map ? html`<link rel="stylesheet" href="/dashboard/assets/leaflet/leaflet.css">` : ''}
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
+${map ? html`<script src="/dashboard/assets/leaflet/leaflet.js" defer></script>` : ''}
 <script src="/dashboard/assets/dashboard.js" defer></script>
 </head>
 <body>
