@@ -23,7 +23,7 @@ export interface ActivityDeps {
   logger: Logger;
   /** The delivery timings go into the workflows the booking sweeper starts. */
   settings: DeliveryTimings &
-    Pick<Settings, 'nodeEnv' | 'paymentGateway' | 'paystackSecretKey' | 'smsProvider' | 'smtpUrl'> & {
+    Pick<Settings, 'nodeEnv' | 'paymentGateway' | 'paystackSecretKey' | 'smsProvider' | 'smtpUrl' | 'riderFreshSeconds' | 'riderSilentMinutes' | 'riderOfflineMinutes'> & {
     siteUrl: string;
     webhookRetryInitialSeconds: number;
     webhookRetryCoefficient: number;

@@ -6,6 +6,7 @@ import { createHandoverCodeCheckActivities } from './handover-code-check';
 import { createPaymentActivities } from './payments';
 import { createReconciliationActivities } from './reconciliation';
 import { createRoboRiderActivities } from './robo-rider';
+import { createStreetWatchActivities } from './street-watch';
 import { createTransitionActivities } from './transitions';
 import { createWebhookActivities } from './webhooks';
 
@@ -23,6 +24,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createReconciliationActivities(deps),
     ...createWebhookActivities(deps),
     ...createRoboRiderActivities(deps),
+    ...createStreetWatchActivities(deps),
   };
 }
 

@@ -37,6 +37,13 @@ export const workerMetrics = {
   debitCorrection(from: string, to: string): void {
     count('debit_corrections_total', 'Debit records corrected to what the gateway says, by the states before and after', { from, to });
   },
+  /** A round of the street watch: riders it set offline, and the active jobs whose rider is silent now. */
+  streetWatch({ ridersSetOffline, needingAttention }: { ridersSetOffline: number; needingAttention: number }): void {
+    const m = meter();
+    if (!m) return;
+    m.createCounter('riders_set_offline_total', undefined, 'Riders the street watch set offline: silent too long, or signed out').add(ridersSetOffline, {});
+    m.createGauge('jobs_needing_attention', 'int', undefined, 'Active jobs whose rider has sent neither a position nor a step for RIDER_SILENT_MINUTES').set(needingAttention, {});
+  },
   /** A booking found without a workflow that claimed it, and what the sweeper did about it. */
   orphanedBooking(outcome: string): void {
     count('booking_orphans_found_total', 'Bookings found unclaimed by any workflow, by what the sweeper did', { outcome });

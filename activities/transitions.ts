@@ -1,3 +1,4 @@
+import * as reassignment from '../db/reassignment';
 import * as transitions from '../db/transitions';
 import type { TransitionRecord } from '../db/transitions';
 import type { ActivityDeps } from './deps';
@@ -21,6 +22,14 @@ export function createTransitionActivities({ orm, settings }: ActivityDeps) {
       const accepted = await transitions.recordAccept(orm.em, accept, settings.siteUrl);
       if (accepted.claimed) workerMetrics.transition('accepted');
       return accepted;
+    },
+
+    /**
+     * The job handed to another rider, or taken from its rider to be offered again (`toRiderId`
+     * null); its status stays, so no webhook. `claimed` is false when that rider is not free.
+     */
+    async reassignJob(input: { deliveryId: string; fromRiderId: string | null; toRiderId: string | null }) {
+      return reassignment.reassignJob(orm.em, input);
     },
 
     /** An additional stop handed over (no webhook: the contract has no event for it). */

@@ -108,6 +108,14 @@ export interface Settings extends DeliveryTimings {
   rateLimitRiderPerMinute: number;
   /** How long a rider token works (RIDER_TOKEN_DAYS): the one a rider app's sign-in link gives, too. */
   riderTokenDays: number;
+  /** A rider whose last position is older than this is offered no job: the app may have been killed. */
+  riderFreshSeconds: number;
+  /** An active job whose rider sent neither a position nor a step for this long needs an operator. */
+  riderSilentMinutes: number;
+  /** A rider silent this long is set offline, and the app says so. */
+  riderOfflineMinutes: number;
+  /** How often the street watch (a Temporal Schedule) looks for silent riders and jobs. */
+  streetWatchIntervalSeconds: number;
   /** Per client IP on the public tracking view. */
   rateLimitPublicPerMinute: number;
   /** Per client IP on place search. */
@@ -521,6 +529,10 @@ export function loadSettings(vars: Env = process.env): Settings {
     rateLimitPartnerTestPerMinute: number(env, 'RATE_LIMIT_PARTNER_TEST_PER_MINUTE', 300, { min: 1, integer: true }),
     rateLimitRiderPerMinute: number(env, 'RATE_LIMIT_RIDER_PER_MINUTE', 1200, { min: 1, integer: true }),
     riderTokenDays: riderTokenDaysFrom(env),
+    riderFreshSeconds: number(env, 'RIDER_FRESH_SECONDS', 90, { min: 1 }),
+    riderSilentMinutes: number(env, 'RIDER_SILENT_MINUTES', 10, { min: 0.01 }),
+    riderOfflineMinutes: number(env, 'RIDER_OFFLINE_MINUTES', 15, { min: 0.01 }),
+    streetWatchIntervalSeconds: number(env, 'STREET_WATCH_INTERVAL_SECONDS', 60, { min: 1 }),
     rateLimitPublicPerMinute: number(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 600, { min: 1, integer: true }),
     rateLimitPlacesPerMinute: number(env, 'RATE_LIMIT_PLACES_PER_MINUTE', 120, { min: 1, integer: true }),
     rateLimitStore: oneOf(env, 'RATE_LIMIT_STORE', ['memory', 'postgres'] as const, nodeEnv === 'production' ? 'postgres' : 'memory'),

@@ -38,10 +38,18 @@ export interface OfferStop {
 /** What the accept decides on: the job's status, whether the rider is busy, and where the rider is. */
 export interface OfferToAccept {
   status: string;
+  /** Who holds the job: null while it waits for a rider (or is offered again). */
+  rider_id: string | null;
   active_delivery_id: string | null;
   lat: number | null;
   lng: number | null;
 }
+
+/**
+ * A job riders may take: one waiting for its first rider, or one an operator took from its rider
+ * (it keeps its status; nobody holds it) and offers again.
+ */
+const OFFERABLE = `(d.status = 'pending' or (d.rider_id is null and d.status in ('accepted', 'picked_up', 'in_transit')))`;
 
 /**
  * Offers a job to the nearest riders near its pickup who have not had it yet: the grid cells the
@@ -50,8 +58,10 @@ export interface OfferToAccept {
  * read one band (row of cells) at a time, an index range scan each (`offset 0` keeps each band
  * its own scan): a list of a wide round's 3,000 cells cost PostgreSQL milliseconds to plan.
  * The job's offers so far are read once (`not in`, a hashed subplan; `rider_id` is never null),
- * not once a rider. A round that runs as the job is taken or cancelled offers nothing new, and a
- * withdrawn offer is never reopened.
+ * not once a rider. A round that runs as the job is taken or cancelled offers nothing new. Only
+ * riders whose app sent a position within the freshness window are offered a job: a rider whose
+ * app was killed stays `online` until the street watch sets them offline. A job offered again after
+ * its rider went silent reopens the withdrawn offers of the riders near it, never the silent rider's.
  */
 const OFFER = {
   name: 'offer-to-nearest-riders',
@@ -66,12 +76,14 @@ const OFFER = {
         where r.cell between band.first_cell and band.last_cell
           and r.online and not r.is_robo and r.active_delivery_id is null
           and r.lat between $3 and $4 and r.lng between $5 and $6
+          and r.located_at > now() - make_interval(secs => $13)
         offset 0) r
-      where r.id not in (select o.rider_id from rider_offers o where o.delivery_id = $1)
+      where r.id not in (select o.rider_id from rider_offers o where o.delivery_id = $1 and o.expires_at > now())
+        and r.id is distinct from $14::uuid
     ) near
-    where near.km <= $9 and exists (select 1 from deliveries d where d.id = $1 and d.status = 'pending')
+    where near.km <= $9 and exists (select 1 from deliveries d where d.id = $1 and ${OFFERABLE})
     order by near.km limit $12
-    on conflict (delivery_id, rider_id) do nothing`,
+    on conflict (delivery_id, rider_id) do update set expires_at = excluded.expires_at where rider_offers.expires_at <= now()`,
 };
 
 /**
@@ -92,14 +104,14 @@ const OPEN_FOR_RIDER = {
              ) order by s.position) from delivery_stops s where s.delivery_id = d.id), '[]'::json) as stops,
            o.expires_at
          from rider_offers o join deliveries d on d.id = o.delivery_id join riders r on r.id = o.rider_id
-         where o.rider_id = $1 and o.expires_at > now() and d.status = 'pending'
+         where o.rider_id = $1 and o.expires_at > now() and ${OFFERABLE}
            and r.online and r.active_delivery_id is null
          order by o.created_at desc limit 50`,
 };
 
 const TO_ACCEPT = {
   name: 'rider-offer-to-accept',
-  text: `select d.status, r.active_delivery_id, r.lat, r.lng
+  text: `select d.status, d.rider_id, r.active_delivery_id, r.lat, r.lng
          from rider_offers o join deliveries d on d.id = o.delivery_id join riders r on r.id = o.rider_id
          where o.delivery_id = $1 and o.rider_id = $2`,
 };
@@ -112,6 +124,18 @@ const TO_ACCEPT = {
  */
 export const NEAR_FIRST_KM = 1.5;
 
+export interface OfferRound {
+  deliveryId: string;
+  pickup: LatLng;
+  radiusKm: number;
+  expiresAt: string;
+  /** Only riders whose last position is at most this old. */
+  freshSeconds: number;
+  /** A rider never to offer it to: the one an operator just took it from. */
+  exceptRiderId?: string | null;
+  limit?: number;
+}
+
 /**
  * Offers the job, until `expiresAt`, to the `limit` nearest online, free, live riders within
  * `radiusKm` of the pickup that it was not offered to yet; returns how many offers were made.
@@ -119,7 +143,7 @@ export const NEAR_FIRST_KM = 1.5;
  */
 export async function offerToRidersNear(
   em: EntityManager,
-  input: { deliveryId: string; pickup: LatLng; radiusKm: number; expiresAt: string; limit?: number },
+  input: OfferRound,
 ): Promise<number> {
   const limit = input.limit ?? OFFERS_PER_ROUND;
   const nearFirstKm = Math.min(input.radiusKm, NEAR_FIRST_KM);
@@ -130,7 +154,7 @@ export async function offerToRidersNear(
 
 async function offerWithin(
   em: EntityManager,
-  input: { deliveryId: string; pickup: LatLng; expiresAt: string },
+  input: OfferRound,
   radiusKm: number,
   limit: number,
 ): Promise<number> {
@@ -152,6 +176,8 @@ async function offerWithin(
       bands.first,
       bands.last,
       limit,
+      input.freshSeconds,
+      input.exceptRiderId ?? null,
     ],
   });
   return rowCount ?? 0;

@@ -209,14 +209,22 @@ export async function replaceToken(em: EntityManager, riderId: string, tokenHash
 /** Leaves the rider without a token; false when there is no such rider. */
 export async function revokeToken(em: EntityManager, riderId: string): Promise<boolean> {
   const rows = await em.execute<{ id: string }[]>(
-    'update riders set token_hash = null, token_expires_at = null, token_changed_at = now() where id = ? and not is_robo returning id',
+    `update riders set token_hash = null, token_expires_at = null, token_changed_at = now(), online = false, offline_reason = 'signed_out'
+     where id = ? and not is_robo returning id`,
     [riderId],
   );
   return rows.length === 1;
 }
 
+/** The rider's own switch: whatever the service had set offline (and why) gives way to it. */
 export async function setOnline(em: EntityManager, riderId: string, online: boolean): Promise<void> {
-  await em.execute('update riders set online = ? where id = ?', [online, riderId]);
+  await em.execute('update riders set online = ?, offline_reason = null where id = ?', [online, riderId]);
+}
+
+/** Whether the rider is online, and why the service set them offline if it did (null when the rider did). */
+export async function availability(em: EntityManager, riderId: string): Promise<{ online: boolean; offline_reason: string | null } | null> {
+  const [row] = await em.execute<{ online: boolean; offline_reason: string | null }[]>('select online, offline_reason from riders where id = ?', [riderId]);
+  return row ?? null;
 }
 
 /** The job the rider holds; null when they hold none (or there is no such rider). */

@@ -1,4 +1,4 @@
-import { canCancel, canTransition, type DeliveryStatus, type VerificationMethod } from './lifecycle';
+import { ACTIVE_FOR_RIDER, canCancel, canTransition, type DeliveryStatus, type VerificationMethod } from './lifecycle';
 
 /**
  * Whether a rider's step or a partner's cancel is taken, decided once for every caller: the
@@ -26,7 +26,9 @@ export type Step =
   | { kind: 'depart'; riderId: string }
   | { kind: 'complete_stop'; riderId: string; index: number; proof: ProofKind }
   | { kind: 'deliver'; riderId: string; proof: ProofKind }
-  | { kind: 'cancel' };
+  | { kind: 'cancel' }
+  /** An operator hands the job to another rider, or offers it again (`toRiderId` null). */
+  | { kind: 'reassign'; toRiderId: string | null };
 
 /**
  * Kinds of refusal. The workflow raises each as the failure type of that name, and the API maps
@@ -69,6 +71,8 @@ export const NOT_YOUR_JOB = 'This delivery is not yours';
 export const notYourJob = (status: DeliveryStatus): Refusal => refuse(REFUSAL.notFound, NOT_YOUR_JOB, status);
 export const riderBusy = (status: DeliveryStatus): Refusal => refuse(REFUSAL.conflict, 'Finish your current job first', status);
 export const noLongerAvailable = (status: DeliveryStatus): Refusal => refuse(REFUSAL.conflict, 'This job is no longer available', status);
+export const riderNotFree = (status: DeliveryStatus): Refusal =>
+  refuse(REFUSAL.conflict, 'That rider is not free to take the job (unknown, revoked, or holding another)', status);
 export const anotherRiderAccepting = (status: DeliveryStatus): Refusal =>
   refuse(REFUSAL.conflict, 'Another rider is taking this job', status);
 
@@ -76,17 +80,30 @@ export const anotherRiderAccepting = (status: DeliveryStatus): Refusal =>
 export function refusalFor(delivery: DeliverySnapshot, step: Step): Refusal | null {
   switch (step.kind) {
     case 'accept':
-      return acceptRefusal(delivery.status);
+      return acceptRefusal(delivery);
     case 'cancel':
       return cancelRefusal(delivery.status);
+    case 'reassign':
+      return reassignRefusal(delivery, step.toRiderId);
     default:
       return riderStepRefusal(delivery, step);
   }
 }
 
-/** An accept needs nothing but the status: the first rider wins while the job is pending. */
-export function acceptRefusal(status: DeliveryStatus): Refusal | null {
-  return canTransition(status, 'accepted') ? null : noLongerAvailable(status);
+/**
+ * The first rider wins while the job is pending, or while a job an operator took from its rider
+ * is offered again (it keeps its status, and nobody holds it).
+ */
+export function acceptRefusal({ status, riderId }: Pick<DeliverySnapshot, 'status' | 'riderId'>): Refusal | null {
+  if (canTransition(status, 'accepted')) return null;
+  return riderId === null && ACTIVE_FOR_RIDER.includes(status) ? null : noLongerAvailable(status);
+}
+
+/** Only a job under way can change riders; handing it to the rider who holds it changes nothing. */
+export function reassignRefusal({ status, riderId }: Pick<DeliverySnapshot, 'status' | 'riderId'>, toRiderId: string | null): Refusal | null {
+  if (!ACTIVE_FOR_RIDER.includes(status)) return refuse(REFUSAL.invalidTransition, `A delivery that is ${status} has no rider to replace`, status);
+  if (toRiderId !== null && toRiderId === riderId) return refuse(REFUSAL.conflict, 'The job is already this rider’s', status);
+  return null;
 }
 
 /** A partner's cancel is taken while no rider holds the parcel, and again once cancelled. */
@@ -94,7 +111,7 @@ export function cancelRefusal(status: DeliveryStatus): Refusal | null {
   return canCancel(status) ? null : refuse(REFUSAL.invalidTransition, `A delivery that is ${status} can no longer be cancelled`, status);
 }
 
-function riderStepRefusal(delivery: DeliverySnapshot, step: Exclude<Step, { kind: 'accept' } | { kind: 'cancel' }>): Refusal | null {
+function riderStepRefusal(delivery: DeliverySnapshot, step: Extract<Step, { riderId: string }>): Refusal | null {
   const { status, stopsCompleted, stopsTotal } = delivery;
   // A job another rider holds is unknown to this one, whatever its status.
   if (delivery.riderId !== null && delivery.riderId !== step.riderId) return notYourJob(status);

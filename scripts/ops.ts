@@ -1,13 +1,14 @@
 import { parseArgs } from 'node:util';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { createApiKey, createPartner, createRider } from '../db/accounts';
-import { replaceToken, revokeToken } from '../db/riders';
+import { activeDeliveryId, replaceToken, revokeToken } from '../db/riders';
+import { jobsNeedingAttention, reassignJob } from './ops-jobs';
+import { loadSettings, riderTokenDays, type Settings } from '../config/settings';
 import * as riderSignIns from '../db/rider-sign-ins';
 import { newSignInCode, signInLink, SIGN_IN_LINK_HOURS } from '../domain/rider-sign-in';
 import { callSessionStore, readDeliveryCalls } from '../db/call-sessions';
 import { LocalCallBridge } from '../integrations/calling/local-bridge';
 import { generateSecret, hashSecret } from '../domain/api-key';
-import { riderTokenDays } from '../config/settings';
 import { readOutbox } from '../db/sms-outbox';
 import { initOrm } from '../db/orm';
 import { isGhanaMobile, normaliseGhanaPhone } from '../domain/phone';
@@ -25,17 +26,19 @@ const USAGE = `Usage: npm run ops -- <command>
   key:create --partner ID --label L [--test]
   rider:create --name N [--vehicle V] [--phone PHONE] [--lat LAT --lng LNG]
   rider:token --rider ID
-  rider:revoke --rider ID
+  rider:revoke --rider ID [--reassign]
+  jobs:attention
+  job:reassign --delivery ID [--rider RIDER_ID]
   outbox --to PHONE
   calls --delivery ID
   call:place --via NUMBER`;
 
 /** What `npm start` wrote about the running stack, if it runs. */
-async function runningStack(): Promise<{ databaseUrl?: string; apiUrl?: string }> {
+async function runningStack(): Promise<{ databaseUrl?: string; apiUrl?: string; temporalAddress?: string }> {
   const { readFile } = await import('node:fs/promises');
   try {
     const dir = process.env.STACK_DATA_DIR ?? '.data';
-    return JSON.parse(await readFile(`${dir}/stack.json`, 'utf8')) as { databaseUrl?: string; apiUrl?: string };
+    return JSON.parse(await readFile(`${dir}/stack.json`, 'utf8')) as { databaseUrl?: string; apiUrl?: string; temporalAddress?: string };
   } catch {
     return {};
   }
@@ -74,6 +77,24 @@ async function signInFor(em: Parameters<typeof riderSignIns.issue>[0], riderId: 
   const qrcode = require('qrcode-terminal') as { generate(text: string, options: { small: boolean }, done: (qr: string) => void): void };
   qrcode.generate(url, { small: true }, (qr) => process.stderr.write(`Scan with the rider's phone (works once, for ${SIGN_IN_LINK_HOURS} hours):\n${qr}\n${url}\n`));
   return { sign_in_url: url, sign_in_expires_at: issued.expiresAt.toISOString() };
+}
+
+/**
+ * The service's settings as the API and worker read them (Temporal's address, RIDER_SILENT_MINUTES),
+ * with the database and Temporal `npm start` runs when the environment names none.
+ */
+async function settings(): Promise<Settings> {
+  const stack = await runningStack();
+  return loadSettings({
+    ...process.env,
+    DATABASE_URL: await databaseUrl(),
+    ...(process.env.TEMPORAL_ADDRESS || !stack.temporalAddress ? {} : { TEMPORAL_ADDRESS: stack.temporalAddress }),
+  });
+}
+
+/** A refusal by the delivery's workflow (or a Temporal that does not answer), said in one line. */
+function refused(error: unknown): never {
+  fail(error instanceof Error ? error.message : String(error));
 }
 
 function fail(message: string): never {
@@ -126,7 +147,7 @@ function riderOption(raw: string | undefined): string {
   return raw;
 }
 
-const COMMANDS = ['partner:create', 'key:create', 'rider:create', 'rider:token', 'rider:revoke', 'outbox', 'calls', 'call:place'];
+const COMMANDS = ['partner:create', 'key:create', 'rider:create', 'rider:token', 'rider:revoke', 'jobs:attention', 'job:reassign', 'outbox', 'calls', 'call:place'];
 
 async function main(): Promise<void> {
   const [command, ...given] = process.argv.slice(2);
@@ -155,6 +176,7 @@ async function main(): Promise<void> {
       rider: { type: 'string' },
       delivery: { type: 'string' },
       via: { type: 'string' },
+      reassign: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -206,8 +228,23 @@ async function main(): Promise<void> {
       }
       case 'rider:revoke': {
         const riderId = riderOption(values.rider);
+        // A job held by a rider who can no longer sign in would be stuck: it moves first, or the revoke waits.
+        const held = await activeDeliveryId(em, riderId);
+        if (held && !values.reassign) fail(`The rider holds job ${held}: reassign it first (job:reassign), or run rider:revoke --reassign`);
+        const reassigned = held ? await reassignJob(em, await settings(), held, null).catch(refused) : null;
         if (!(await revokeToken(em, riderId))) fail('Unknown rider');
-        result = { rider_id: riderId, revoked: true };
+        result = { rider_id: riderId, revoked: true, ...(reassigned ? { reassigned } : {}) };
+        break;
+      }
+      case 'jobs:attention': {
+        result = await jobsNeedingAttention(em, await settings());
+        break;
+      }
+      case 'job:reassign': {
+        if (!values.delivery) fail(USAGE);
+        if (!isUuid(values.delivery)) fail('Unknown delivery');
+        const riderId = values.rider === undefined ? null : riderOption(values.rider);
+        result = await reassignJob(em, await settings(), values.delivery.toLowerCase(), riderId).catch(refused);
         break;
       }
       case 'calls': {

@@ -73,7 +73,7 @@ async function main() {
       logFile: path.join(dataDir, 'logs', 'temporal.log'),
     });
     stops.push(temporal.stop);
-    writeFileSync(stackFile, JSON.stringify({ pid: process.pid, temporalUiUrl: temporal.uiUrl, apiUrl: `http://localhost:${apiPort}` }));
+    writeFileSync(stackFile, JSON.stringify({ pid: process.pid, temporalUiUrl: temporal.uiUrl, temporalAddress: temporal.address, apiUrl: `http://localhost:${apiPort}` }));
     if (only === 'temporal') {
       say(`Temporal at ${temporal.address}, UI at ${temporal.uiUrl}. Ctrl-C stops it.`);
       return;

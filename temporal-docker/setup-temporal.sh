@@ -4,7 +4,7 @@
 set -eu
 : "${TEMPORAL_ADDRESS:?}" "${TEMPORAL_NAMESPACE:?}"
 RETENTION="${TEMPORAL_RETENTION:-720h}"
-SEARCH_ATTRIBUTES="DeliveryStatus PaymentStatus PartnerId DeliveryReference"
+SEARCH_ATTRIBUTES="DeliveryStatus=Keyword PaymentStatus=Keyword PartnerId=Keyword DeliveryReference=Keyword NeedsAttention=Bool"
 
 # A fresh namespace takes a few seconds to reach every frontend, so each step is retried.
 retry() {
@@ -23,12 +23,14 @@ if ! temporal operator namespace describe --address "$TEMPORAL_ADDRESS" --namesp
   echo "namespace $TEMPORAL_NAMESPACE created (retention $RETENTION)"
 fi
 
-for name in $SEARCH_ATTRIBUTES; do
+for attribute in $SEARCH_ATTRIBUTES; do
+  name="${attribute%%=*}"
+  type="${attribute#*=}"
   if temporal operator search-attribute list --address "$TEMPORAL_ADDRESS" --namespace "$TEMPORAL_NAMESPACE" | grep -qw "$name"; then
     echo "search attribute $name already registered"
   else
     retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$TEMPORAL_NAMESPACE" \
-      --name "$name" --type Keyword
-    echo "search attribute $name registered (Keyword)"
+      --name "$name" --type "$type"
+    echo "search attribute $name registered ($type)"
   fi
 done

@@ -1,13 +1,16 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import type { Settings } from '../config/settings';
-import { bookingSweepWorkflow, debitReconciliationWorkflow } from '../workflows';
+import { bookingSweepWorkflow, debitReconciliationWorkflow, streetWatchWorkflow } from '../workflows';
 
 /**
  * The project's Temporal Schedules: short workflows the server starts on the worker's task queue at
  * set times. Each id names its task queue, since the workflows it starts run there.
  */
 export function projectSchedules(
-  settings: Pick<Settings, 'temporalTaskQueue' | 'bookingSweepIntervalSeconds' | 'reconcileIntervalSeconds' | 'reconcilePendingAfterSeconds'>,
+  settings: Pick<
+    Settings,
+    'temporalTaskQueue' | 'bookingSweepIntervalSeconds' | 'reconcileIntervalSeconds' | 'reconcilePendingAfterSeconds' | 'streetWatchIntervalSeconds'
+  >,
 ): ScheduleOptions[] {
   const taskQueue = settings.temporalTaskQueue;
   return [
@@ -29,6 +32,13 @@ export function projectSchedules(
         workflowId: `debit-reconciliation-${taskQueue}`,
       },
       // Likewise: the debits a skipped round would have checked are still there for the next.
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+    },
+    {
+      scheduleId: `street-watch-${taskQueue}`,
+      spec: { intervals: [{ every: settings.streetWatchIntervalSeconds * 1000 }] },
+      action: { type: 'startWorkflow', workflowType: streetWatchWorkflow, taskQueue, args: [], workflowId: `street-watch-${taskQueue}` },
+      // Silent riders and jobs are still silent at the next round.
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
     },
   ];

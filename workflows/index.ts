@@ -3,3 +3,4 @@ export { deliveryWorkflow } from './delivery';
 export { roboRiderWorkflow } from './robo-rider';
 export { webhookRedeliveryWorkflow } from './webhook-redelivery';
 export { debitReconciliationWorkflow } from './debit-reconciliation';
+export { streetWatchWorkflow } from './street-watch';

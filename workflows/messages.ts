@@ -75,6 +75,10 @@ export const departUpdate = defineUpdate<DeliveryState, [RiderAction]>('depart')
 export const completeStopUpdate = defineUpdate<DeliveryState, [StopHandoverAction]>('completeStop');
 export const deliverUpdate = defineUpdate<DeliveryState, [HandoverAction]>('deliver');
 export const cancelUpdate = defineUpdate<DeliveryState, []>('cancel');
+/** An operator hands the job to another free rider, or offers it again nearby (`riderId` null); the status stays. */
+export const reassignUpdate = defineUpdate<DeliveryState, [{ riderId: string | null }]>('reassign');
+/** The street watch found the job's rider silent (or heard from again): the `NeedsAttention` search attribute follows. */
+export const attentionSignal = defineSignal<[{ needed: boolean }]>('attention');
 
 /** The gateway's confirmation of a debit, from its callback or the sandbox network. */
 export const paymentSettledSignal = defineSignal<[{ state: 'paid' | 'failed'; reason?: string }]>('paymentSettled');
@@ -85,6 +89,8 @@ export const DeliveryStatusKey = defineSearchAttributeKey('DeliveryStatus', Sear
 export const PaymentStatusKey = defineSearchAttributeKey('PaymentStatus', SearchAttributeType.KEYWORD);
 export const PartnerIdKey = defineSearchAttributeKey('PartnerId', SearchAttributeType.KEYWORD);
 export const DeliveryReferenceKey = defineSearchAttributeKey('DeliveryReference', SearchAttributeType.KEYWORD);
+/** An active job whose rider has gone silent: ops find it in the Temporal UI with `NeedsAttention = true`. */
+export const NeedsAttentionKey = defineSearchAttributeKey('NeedsAttention', SearchAttributeType.BOOL);
 
 export interface RoboRiderInput {
   deliveryId: string;

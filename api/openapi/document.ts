@@ -322,6 +322,13 @@ export function buildOpenApiDocument(): Json {
       },
     },
     '/rider/availability': {
+      get: {
+        ...rider,
+        tags: ['Rider'],
+        summary: 'Whether this rider is online, and why the service set them offline',
+        operationId: 'getAvailability',
+        responses: { '200': jsonResponse('Availability', ref('Availability', S.Availability)), ...keyedErrors },
+      },
       put: {
         ...rider,
         tags: ['Rider'],

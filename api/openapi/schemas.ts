@@ -322,6 +322,16 @@ export const PublicTracking = Type.Object(
 
 // Rider app (DESIGN section 10).
 export const AvailabilityRequest = Type.Object({ online: Type.Boolean() }, { $id: 'AvailabilityRequest' });
+export const Availability = Type.Object(
+  {
+    online: Type.Boolean(),
+    offline_reason: Type.Union([Type.Literal('silent'), Type.Literal('signed_out'), Type.Null()], {
+      description:
+        'Why the service set the rider offline: `silent` after RIDER_OFFLINE_MINUTES without a position, `signed_out` when the token was revoked or expired; null while online or when the rider went offline.',
+    }),
+  },
+  { $id: 'Availability' },
+);
 export const LocationRequest = Type.Object({ lat: Latitude, lng: Longitude }, { $id: 'LocationRequest' });
 export const Offer = Type.Object({
   delivery_id: Uuid,

@@ -8,6 +8,12 @@ import { PositionPings } from './position-pings';
 export function createRiderAvailabilityRouter({ orm }: AppDeps): Router {
   const router = Router();
 
+  // The app asks while it believes it is online: a rider silent too long was set offline, and is told why.
+  router.get('/rider/availability', async (_req, res) => {
+    const found = await riders.availability(orm.em.fork(), riderOf(res).riderId);
+    res.json({ online: found?.online ?? false, offline_reason: found?.online ? null : (found?.offline_reason ?? null) });
+  });
+
   router.put('/rider/availability', async (req, res) => {
     const { online } = req.body as { online: boolean };
     await riders.setOnline(orm.em.fork(), riderOf(res).riderId, online);

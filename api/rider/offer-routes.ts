@@ -50,7 +50,7 @@ export function createRiderOfferRouter(deps: AppDeps): Router {
     const offer = await offers.toAccept(orm.em, id, riderId);
     if (!offer) throw ApiError.notFound('This job was not offered to you');
     const status = offer.status as DeliveryStatus;
-    throwIfRefused(acceptRefusal(status));
+    throwIfRefused(acceptRefusal({ status, riderId: offer.rider_id }));
     if (offer.active_delivery_id && offer.active_delivery_id !== id) throw refusalError(riderBusy(status));
     const position = { lat: offer.lat, lng: offer.lng };
     // A job whose workflow ended after the read above found it pending (cancelled or expired

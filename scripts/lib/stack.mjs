@@ -8,7 +8,8 @@ import path from 'node:path';
 import { root, say } from './prepare.mjs';
 
 
-export const SEARCH_ATTRIBUTES = ['DeliveryStatus', 'PaymentStatus', 'PartnerId', 'DeliveryReference'];
+/** The search attributes the workflows set (workflows/messages.ts), each `Name=Type`, as the CLI takes them. */
+export const SEARCH_ATTRIBUTES = ['DeliveryStatus=Keyword', 'PaymentStatus=Keyword', 'PartnerId=Keyword', 'DeliveryReference=Keyword', 'NeedsAttention=Bool'];
 
 /**
  * Dynamic config that makes the dev server behave like a production cluster where it matters for
@@ -69,7 +70,7 @@ export async function startTemporal({ cli, port, uiPort, dbFile, wal = true, log
   if (dbFile && wal) args.push('--sqlite-pragma', 'journal_mode=wal', '--sqlite-pragma', 'synchronous=normal');
   if (headless) args.push('--headless');
   else args.push('--ui-port', String(uiPort));
-  for (const name of SEARCH_ATTRIBUTES) args.push('--search-attribute', `${name}=Keyword`);
+  for (const attribute of SEARCH_ATTRIBUTES) args.push('--search-attribute', attribute);
   for (const [key, value] of Object.entries(DEV_SERVER_DYNAMIC_CONFIG)) args.push('--dynamic-config-value', `${key}=${JSON.stringify(value)}`);
   args.push(...extraArgs);
   mkdirSync(path.dirname(logFile), { recursive: true });

@@ -145,7 +145,7 @@ export function prepareNamespace({ cli, address, namespace, retention = '720h' }
   const result = spawnSync('sh', [NAMESPACE_SCRIPT], { env, encoding: 'utf8' });
   if (result.status !== 0) throw new Error(`Preparing the namespace ${namespace} failed:\n${result.stdout}${result.stderr}`);
   const listed = spawnSync(cli, ['operator', 'search-attribute', 'list', '--address', address, '--namespace', namespace], { encoding: 'utf8' });
-  const missing = SEARCH_ATTRIBUTES.filter((name) => !new RegExp(`\\b${name}\\b`).test(listed.stdout ?? ''));
+  const missing = SEARCH_ATTRIBUTES.map((attribute) => attribute.split('=')[0]).filter((name) => !new RegExp(`\\b${name}\\b`).test(listed.stdout ?? ''));
   if (missing.length) throw new Error(`Search attributes missing after setup-temporal.sh: ${missing.join(', ')}`);
 }
 

@@ -150,7 +150,10 @@ export function startTemporalServer(port: number, dbFile: string): ChildHandle {
   mkdirSync(LOG_DIR, { recursive: true });
   const logFile = path.join(LOG_DIR, `temporal-${port}.log`);
   const args = ['server', 'start-dev', '--headless', '--ip', '127.0.0.1', '--port', String(port), '--db-filename', dbFile, '--log-level', 'warn'];
-  for (const name of ['DeliveryStatus', 'PaymentStatus', 'PartnerId', 'DeliveryReference']) args.push('--search-attribute', `${name}=Keyword`);
+  // As scripts/lib/stack.mjs registers them (SEARCH_ATTRIBUTES) for every other dev server.
+  for (const attribute of ['DeliveryStatus=Keyword', 'PaymentStatus=Keyword', 'PartnerId=Keyword', 'DeliveryReference=Keyword', 'NeedsAttention=Bool']) {
+    args.push('--search-attribute', attribute);
+  }
   const child = spawn(cli, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   return handleFor(child, logFile, (signal) => child.kill(signal));
 }

@@ -12,9 +12,11 @@ export interface DeliveryRow {
   created_at: Date;
   /** Whether its workflow has claimed it (workflow_claimed_at is set). */
   claimed: boolean;
+  /** Since when its silent rider has left it needing an operator (the street watch's flag). */
+  attention_since: Date | null;
 }
 
-const DELIVERY_COLUMNS = 'id, partner_id, mode, status, payment_status, rider_id, created_at, workflow_claimed_at is not null as claimed';
+const DELIVERY_COLUMNS = 'id, partner_id, mode, status, payment_status, rider_id, created_at, workflow_claimed_at is not null as claimed, attention_since';
 
 export async function deliveryRow(orm: Orm, deliveryId: string): Promise<DeliveryRow | undefined> {
   const [row] = await rows<DeliveryRow>(orm, `select ${DELIVERY_COLUMNS} from deliveries where id = ?`, [deliveryId]);

@@ -84,3 +84,9 @@ export async function riderTableUpdates(orm: Orm): Promise<{ updated: number; ho
   );
   return { updated: Number(row!.updated), hot: Number(row!.hot) };
 }
+
+/** Makes the rider's last position `age` old, as if the app had stopped sending one then. */
+export function silenceRider(orm: Orm, riderId: string, age: Age): Promise<void> {
+  const when = ago(age);
+  return write(orm, `update riders set located_at = ${when.sql} where id = ?`, [...when.params, riderId]);
+}

@@ -36,6 +36,9 @@ export const FAST_TIMINGS: Record<string, string> = {
   PAYMENT_POLL_SECONDS: '0.5',
   DEBIT_RETRY_INITIAL_SECONDS: '0.2',
   SANDBOX_CONFIRM_MS: '200',
+  // Test riders stand where a test put them and their apps send no pings: dispatch still counts
+  // them fresh for the length of a test file. The street-watch tests shorten it again.
+  RIDER_FRESH_SECONDS: '3600',
 };
 
 /** The SDK's own logs only when something is wrong; installed once per jest worker process. */

@@ -4,7 +4,7 @@ import { SearchAttributeType } from '@temporalio/common';
 import { DockerfileParser, type Instruction, type ModifiableInstruction } from 'dockerfile-ast';
 import { parse } from 'yaml';
 import { loadSettings, sandboxedInProduction, SettingsError } from '../../config/settings';
-import { DeliveryReferenceKey, DeliveryStatusKey, PartnerIdKey, PaymentStatusKey } from '../../workflows/messages';
+import { DeliveryReferenceKey, DeliveryStatusKey, NeedsAttentionKey, PartnerIdKey, PaymentStatusKey } from '../../workflows/messages';
 import { LIVE_PROVIDERS } from '../helpers/live-providers';
 
 // Docker cannot run in CI, so the deployment files are checked by reading them: what they run,
@@ -138,13 +138,13 @@ describe('the compose file', () => {
     expect(Object.keys(environmentOf('temporal-setup')).sort()).toEqual(['TEMPORAL_ADDRESS', 'TEMPORAL_NAMESPACE', 'TEMPORAL_RETENTION']);
   });
 
-  it('registers every search attribute the workflows set, each as a Keyword', () => {
+  it('registers every search attribute the workflows set, each with its type', () => {
     const script = read('temporal-docker/setup-temporal.sh');
     const listed = /SEARCH_ATTRIBUTES="([^"]+)"/.exec(script)?.[1]?.split(/\s+/) ?? [];
-    const keys = [DeliveryStatusKey, PaymentStatusKey, PartnerIdKey, DeliveryReferenceKey];
-    expect(listed.sort()).toEqual(keys.map((key) => key.name).sort());
-    expect(keys.every((key) => key.type === SearchAttributeType.KEYWORD)).toBe(true);
-    expect(script).toMatch(/search-attribute create [^\n]*\\\n\s*--name "\$name" --type Keyword/);
+    const TYPE_NAMES: Record<string, string> = { [SearchAttributeType.KEYWORD]: 'Keyword', [SearchAttributeType.BOOL]: 'Bool' };
+    const keys = [DeliveryStatusKey, PaymentStatusKey, PartnerIdKey, DeliveryReferenceKey, NeedsAttentionKey];
+    expect(listed.sort()).toEqual(keys.map((key) => `${key.name}=${TYPE_NAMES[key.type]}`).sort());
+    expect(script).toMatch(/search-attribute create [^\n]*\\\n\s*--name "\$name" --type "\$type"/);
     expect(script).toMatch(/namespace create [^\n]*--namespace "\$TEMPORAL_NAMESPACE"/);
   });
 

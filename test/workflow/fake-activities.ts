@@ -18,7 +18,11 @@ export type DebitBehaviour =
  */
 export class FakeWorld {
   transitions: { status: string; riderId: string | null }[] = [];
-  offers: { radiusKm: number; at: number }[] = [];
+  offers: { radiusKm: number; at: number; near?: { lat: number; lng: number }; exceptRiderId?: string | null }[] = [];
+  /** Each time the job changed riders (`toRiderId` null: taken to be offered again). */
+  reassignments: { fromRiderId: string | null; toRiderId: string | null }[] = [];
+  /** Where a rider taken off a job last was. */
+  formerPosition = { lat: 5.62, lng: -0.18 };
   payments: { state: string; reason: string | null; confirmed: boolean }[] = [];
   stopsHandedOver: number[] = [];
   webhooksSent: string[] = [];
@@ -72,11 +76,24 @@ export function createFakeActivities(world: FakeWorld): Activities {
       world.transitions.push({ status: 'accepted', riderId });
       return { claimed: true, eventId: 'event-accepted' };
     },
+    async reassignJob({ deliveryId, fromRiderId, toRiderId }) {
+      if (toRiderId !== null) {
+        const held = world.riderJobs.get(toRiderId);
+        if (held && held !== deliveryId) return { claimed: false, formerPosition: null };
+        world.riderJobs.set(toRiderId, deliveryId);
+      }
+      if (fromRiderId !== null) world.riderJobs.delete(fromRiderId);
+      world.reassignments.push({ fromRiderId, toRiderId });
+      return { claimed: true, formerPosition: fromRiderId ? world.formerPosition : null };
+    },
+    async watchTheStreet() {
+      return { ridersSetOffline: 0, flagged: 0, cleared: 0, needingAttention: 0 };
+    },
     async recordStopHandover({ index }) {
       world.stopsHandedOver.push(index);
     },
-    async offerToNearbyRiders({ radiusKm }) {
-      world.offers.push({ radiusKm, at: Date.now() });
+    async offerToNearbyRiders({ radiusKm, pickup, exceptRiderId }) {
+      world.offers.push({ radiusKm, at: Date.now(), near: pickup, exceptRiderId });
       return 0;
     },
     async matchHandoverCode({ position, codeHash }): Promise<CodeMatch> {

@@ -7,6 +7,7 @@ import type { DeliveryTimings } from '../../domain/timings';
 import { deliveryWorkflow } from '../../workflows/delivery';
 import {
   DeliveryReferenceKey,
+  NeedsAttentionKey,
   DeliveryStatusKey,
   PartnerIdKey,
   PaymentStatusKey,
@@ -67,7 +68,7 @@ export class WorkflowTestEnv {
     const env = await TestWorkflowEnvironment.createLocal({
       server: {
         executable: { type: 'existing-path', path: cli },
-        searchAttributes: [DeliveryStatusKey, PaymentStatusKey, PartnerIdKey, DeliveryReferenceKey],
+        searchAttributes: [DeliveryStatusKey, PaymentStatusKey, PartnerIdKey, DeliveryReferenceKey, NeedsAttentionKey],
       },
     });
     return new WorkflowTestEnv(env);

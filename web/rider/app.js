@@ -12,6 +12,8 @@ const ONLINE_KEY = 'rider.online';
 const SEND_EVERY_MS = 5000;
 /** Offers are asked for this often while online and free: a few hundred bytes each time. */
 const OFFERS_EVERY_MS = 4000;
+/** While online, the app asks this often whether the service still counts the rider online. */
+const AVAILABILITY_EVERY_MS = 60000;
 /** The job is read again this often, to notice a cancel by the sender. */
 const JOB_EVERY_MS = 10000;
 /** Hand-over photos are downscaled on the phone to this long side before upload. */
@@ -28,6 +30,7 @@ const state = {
   lastSentAt: 0,
   sendTimer: null,
   offersTimer: null,
+  availabilityTimer: null,
   offersKey: '',
   offerMaps: [],
   job: null,
@@ -233,6 +236,7 @@ function goOnline() {
     timeout: 30000,
   });
   state.sendTimer = setInterval(() => state.unsent && sendPosition(), SEND_EVERY_MS);
+  state.availabilityTimer = setInterval(checkStillOnline, AVAILABILITY_EVERY_MS);
   call('PUT', '/rider/availability', { online: true }).catch((error) => error.status !== 401 && toast(explain(error)));
   if (!state.job) startOffers();
 }
@@ -242,6 +246,32 @@ function stopWatching() {
   state.watchId = null;
   clearInterval(state.sendTimer);
   state.sendTimer = null;
+  clearInterval(state.availabilityTimer);
+  state.availabilityTimer = null;
+}
+
+/**
+ * A phone that slept, or lost its network for long, may have been set offline by the service
+ * (no job is offered to a rider it cannot hear from): the rider is told why, and goes online again
+ * with the switch.
+ */
+async function checkStillOnline() {
+  if (!state.online || !navigator.onLine) return;
+  let availability;
+  try {
+    availability = await call('GET', '/rider/availability');
+  } catch {
+    return;
+  }
+  if (availability.online || !state.online) return;
+  stopWatching();
+  stopOffers();
+  state.online = false;
+  localStorage.setItem(ONLINE_KEY, '0');
+  renderAvailability();
+  renderOffers([]);
+  $('position-status').textContent = '';
+  locationProblem(availability.offline_reason === 'signed_out' ? 'setOfflineSignedOut' : 'setOfflineSilent');
 }
 
 async function goOffline() {
@@ -661,6 +691,7 @@ function wire() {
     if (state.online && !state.job) pollOffers();
   });
   window.addEventListener('offline', showNetwork);
+  document.addEventListener('visibilitychange', () => document.visibilityState === 'visible' && checkStillOnline());
   // Closing the app takes the rider offline: nobody should be offered a job they cannot see.
   window.addEventListener('pagehide', (event) => {
     if (event.persisted || !state.online || !state.token) return;

@@ -29,6 +29,8 @@ export const STRINGS = {
   youAreOffline: 'You are offline',
   youAreOnline: 'You are online',
   offlineHelp: 'Go online to receive delivery offers near you.',
+  setOfflineSilent: 'You were set offline: no position came from this phone for a while. Go online again when you are ready.',
+  setOfflineSignedOut: 'You were set offline: this phone is signed out.',
   onlineHelp: 'Waiting for offers near you. Keep this app open.',
   goOnline: 'Go online',
   goOffline: 'Go offline',

@@ -1,4 +1,5 @@
 import { ParentClosePolicy, condition, startChild, workflowInfo } from '@temporalio/workflow';
+import type { LatLng } from '../../domain/geo';
 import { roboRiderWorkflow } from '../robo-rider';
 import type { Delivery } from './state';
 
@@ -35,6 +36,28 @@ async function offerWithWideningRadius(delivery: Delivery, deadline: number): Pr
       });
     }
     await condition(() => delivery.status !== 'pending', Math.min(t.dispatchWidenSeconds * 1000, deadline - Date.now()));
+    radiusKm = Math.min(radiusKm * 2, t.dispatchMaxRadiusKm);
+  }
+}
+
+/**
+ * A job an operator took from a silent rider, offered on a widening radius around `near` until a
+ * rider takes it over or it ends (a partner may still cancel one that was `accepted`). Nobody's
+ * offer expires while the job waits: each round's offers last a dispatch timeout.
+ */
+export async function offerAgain(delivery: Delivery, exceptRiderId: string | null, near: LatLng): Promise<void> {
+  const t = delivery.input.timings;
+  const waiting = () => delivery.riderId === null && !delivery.isFinished;
+  let radiusKm = t.dispatchInitialRadiusKm;
+  while (waiting()) {
+    await delivery.acts.db.offerToNearbyRiders({
+      deliveryId: delivery.input.deliveryId,
+      pickup: near,
+      radiusKm,
+      expiresAt: new Date(Date.now() + t.dispatchTimeoutSeconds * 1000).toISOString(),
+      exceptRiderId,
+    });
+    await condition(() => !waiting(), t.dispatchWidenSeconds * 1000);
     radiusKm = Math.min(radiusKm * 2, t.dispatchMaxRadiusKm);
   }
 }

@@ -1,12 +1,14 @@
 import { setHandler } from '@temporalio/workflow';
 import {
   acceptUpdate,
+  attentionSignal,
   cancelUpdate,
   completeStopUpdate,
   deliverUpdate,
   departUpdate,
   paymentSettledSignal,
   pickupUpdate,
+  reassignUpdate,
   stateQuery,
 } from '../messages';
 import type { Delivery } from './state';
@@ -29,4 +31,6 @@ export function handleMessages(delivery: Delivery): void {
   setHandler(completeStopUpdate, (action) => delivery.completeStop(action), { validator: (action) => delivery.checkStop(action) });
   setHandler(deliverUpdate, (action) => delivery.deliver(action), { validator: (action) => delivery.checkDeliver(action) });
   setHandler(cancelUpdate, () => delivery.cancel(), { validator: () => delivery.checkCancel() });
+  setHandler(reassignUpdate, (to) => delivery.reassign(to), { validator: (to) => delivery.checkReassign(to) });
+  setHandler(attentionSignal, ({ needed }) => delivery.markAttention(needed));
 }

@@ -1,8 +1,10 @@
 import { condition, upsertSearchAttributes } from '@temporalio/workflow';
-import { FINAL_DROP, isTerminal, type DeliveryStatus, type PaymentStatus } from '../../domain/lifecycle';
-import { anotherRiderAccepting, refusalFor, riderBusy, type DeliverySnapshot } from '../../domain/steps';
+import type { LatLng } from '../../domain/geo';
+import { ACTIVE_FOR_RIDER, FINAL_DROP, isTerminal, type DeliveryStatus, type PaymentStatus } from '../../domain/lifecycle';
+import { anotherRiderAccepting, refusalFor, riderBusy, riderNotFree, REFUSAL, type DeliverySnapshot } from '../../domain/steps';
 import {
   DeliveryStatusKey,
+  NeedsAttentionKey,
   PaymentStatusKey,
   type DeliveryState,
   type DeliveryWorkflowInput,
@@ -39,12 +41,16 @@ export class Delivery {
   confirmedPayment: PaymentOutcome | undefined;
   /** Whether the recorded outcome is the gateway's word. */
   paymentConfirmed = false;
+  /** The rider has gone silent (the street watch said so): `NeedsAttention` is set on this workflow. */
+  needsAttention = false;
   readonly recorder: Recorder;
   private readonly codes: HandoverCodeLockout;
 
   constructor(
     readonly input: DeliveryWorkflowInput,
     readonly acts: DeliveryActivities,
+    /** Offers a job taken from its rider to riders near `near` until one takes it (dispatch.ts). */
+    private readonly offerAgain: (delivery: Delivery, exceptRiderId: string | null, near: LatLng) => Promise<void>,
   ) {
     this.recorder = new Recorder(acts);
     const t = input.timings;
@@ -100,6 +106,14 @@ export class Delivery {
     throwIfRefused(refusalFor(this.rulesView(), { kind: 'cancel' }));
   }
 
+  checkReassign({ riderId }: { riderId: string | null }): void {
+    if (this.input.mode === 'test') {
+      throw failureOf({ kind: REFUSAL.invalidTransition, message: 'A test-mode delivery is ridden by the robo rider', details: { status: this.status } });
+    }
+    if (this.accepting) throw failureOf(anotherRiderAccepting(this.status));
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'reassign', toRiderId: riderId }));
+  }
+
   /** A drop locked after wrong codes, or busy comparing another, refuses a code before it is compared. */
   private checkCodeLock(proof: HandoverProof, position: number): void {
     const refused = proof.kind === 'otp' ? this.codes.refusalNow(position) : null;
@@ -112,6 +126,8 @@ export class Delivery {
   async moveTo(to: DeliveryStatus, action?: RiderAction): Promise<DeliveryState> {
     this.status = to;
     upsertSearchAttributes([{ key: DeliveryStatusKey, value: to }]);
+    // A job that moves has been heard from (or has ended): it needs no operator now.
+    this.markAttention(false);
     const at = new Date().toISOString();
     const { eventId } = await this.recorder.write(() =>
       this.acts.db.recordTransition({
@@ -129,6 +145,7 @@ export class Delivery {
 
   /** Claims the rider and records `accepted` in one write; first rider wins. */
   async accept(action: RiderAction): Promise<DeliveryState> {
+    if (this.status !== 'pending') return this.takeOver(action);
     this.accepting = true;
     try {
       const { claimed, eventId } = await this.recorder.write(() =>
@@ -149,6 +166,53 @@ export class Delivery {
     } finally {
       this.accepting = false;
     }
+  }
+
+  /**
+   * A rider takes a job an operator offered again: it keeps its status and sends no webhook, and
+   * the rider carries on from where the job stands (a picked-up parcel is next taken on its way).
+   */
+  private async takeOver(action: RiderAction): Promise<DeliveryState> {
+    this.accepting = true;
+    try {
+      const { claimed } = await this.recorder.write(() =>
+        this.acts.db.reassignJob({ deliveryId: this.input.deliveryId, fromRiderId: null, toRiderId: action.riderId }),
+      );
+      if (!claimed) throw failureOf(riderBusy(this.status));
+      this.riderId = action.riderId;
+      return this.snapshot();
+    } finally {
+      this.accepting = false;
+    }
+  }
+
+  /**
+   * An operator's answer to a rider gone silent: the job goes to another free rider, or, with no
+   * rider named, is offered again near where it stands. The status stays, so the partner gets no
+   * webhook; the record and the tracking view show the new rider.
+   */
+  async reassign({ riderId }: { riderId: string | null }): Promise<DeliveryState> {
+    const former = this.riderId;
+    const { claimed, formerPosition } = await this.recorder.write(() =>
+      this.acts.db.reassignJob({ deliveryId: this.input.deliveryId, fromRiderId: former, toRiderId: riderId }),
+    );
+    if (!claimed) throw failureOf(riderNotFree(this.status));
+    this.riderId = riderId;
+    this.markAttention(false);
+    if (riderId === null) {
+      // Before the pickup the parcel is at the pickup; after it, with the silent rider.
+      const near: LatLng = this.status === 'accepted' || !formerPosition ? this.input.pickup : formerPosition;
+      this.recorder.track(this.offerAgain(this, former, near));
+    }
+    return this.snapshot();
+  }
+
+  /** The street watch's word: the search attribute ops filter on follows it, while the job is under way. */
+  markAttention(needed: boolean): void {
+    const wanted = needed && ACTIVE_FOR_RIDER.includes(this.status);
+    if (wanted === this.needsAttention) return;
+    this.needsAttention = wanted;
+    upsertSearchAttributes([{ key: NeedsAttentionKey, value: wanted }]);
   }
 
   async completeStop(action: StopHandoverAction): Promise<DeliveryState> {

@@ -1,7 +1,7 @@
 import { allHandlersFinished, condition } from '@temporalio/workflow';
 import type { DELIVERY_WORKFLOW_TYPE, DeliveryState, DeliveryWorkflow, DeliveryWorkflowInput } from '../messages';
 import { deliveryActivities } from './activities';
-import { dispatch, waitForScheduledTime } from './dispatch';
+import { dispatch, offerAgain, waitForScheduledTime } from './dispatch';
 import { handleMessages } from './handlers';
 import { collectPayment } from './payment';
 import { Delivery } from './state';
@@ -12,7 +12,7 @@ import { Delivery } from './state';
  */
 export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryState> {
   const acts = deliveryActivities(input.timings);
-  const delivery = new Delivery(input, acts);
+  const delivery = new Delivery(input, acts, offerAgain);
   handleMessages(delivery);
 
   try {
