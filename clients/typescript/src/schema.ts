@@ -257,7 +257,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /** Whether this rider is online, and why the service set them offline */
+        get: operations["getAvailability"];
         /** Go online or offline */
         put: operations["setAvailability"];
         post?: never;
@@ -701,6 +702,11 @@ export interface components {
                 /** Format: date-time */
                 created_at: string;
             }[];
+        };
+        Availability: {
+            online: boolean;
+            /** @description Why the service set the rider offline: `silent` after RIDER_OFFLINE_MINUTES without a position, `signed_out` when the token was revoked or expired; null while online or when the rider went offline. */
+            offline_reason: "silent" | "signed_out" | null;
         };
         AvailabilityRequest: {
             online: boolean;
@@ -2256,6 +2262,89 @@ export interface operations {
                 };
             };
             /** @description The code is unknown, used or expired (`details.reason`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, with a request id in details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getAvailability: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Availability */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Availability"];
+                };
+            };
+            /** @description Invalid request: `details` lists each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
             401: {
                 headers: {
                     [name: string]: unknown;
