@@ -8,7 +8,7 @@ import { selectGateways } from '../integrations/mobile-money/select';
 import { selectMapProviders } from '../integrations/select';
 import { LocalFilePhotos } from '../integrations/storage/local-files';
 import { selectCallMasking } from '../integrations/calling/select';
-import { callSessionStore, proxySessionStore } from '../db/call-sessions';
+import { callSessionStore, numberPoolStore, proxySessionStore } from '../db/call-sessions';
 import { createApp } from './app';
 import { answerMalformedRequests } from './middleware/host-required';
 
@@ -38,6 +38,7 @@ async function main(): Promise<void> {
     calling: selectCallMasking(settings, {
       local: callSessionStore(() => orm.em.fork()),
       proxy: proxySessionStore(() => orm.em.fork(), settings.callMasking),
+      pool: numberPoolStore(() => orm.em.fork()),
     }),
     ...selectMapProviders(settings, logger),
   });

@@ -69,9 +69,17 @@ export interface Settings extends DeliveryTimings {
   smsSender: string;
   /**
    * Who gives riders masked numbers for a job's recipients: the local bridge (Postgres, reaches
-   * nobody) or Twilio Proxy.
+   * nobody), Twilio Proxy, or a pool of numbers rented from a voice provider (CALL_PROVIDER).
    */
-  callMasking: 'local' | 'twilio-proxy';
+  callMasking: 'local' | 'twilio-proxy' | 'number-pool';
+  /** With number-pool: whose numbers the pool is, and whose incoming-call callback the API answers. */
+  callProvider?: 'africastalking' | 'twilio';
+  /** With number-pool: the rented numbers (E.164) riders are given to call recipients through. */
+  callPoolNumbers: string[];
+  /** The last part of Africa's Talking's callback path, which only Africa's Talking is given. */
+  africastalkingCallbackSecret?: string;
+  /** Addresses and subnets Africa's Talking calls from; empty takes any (refused in production). */
+  africastalkingCallbackIps: string[];
   twilioAccountSid?: string;
   twilioAuthToken?: string;
   /** The Twilio Proxy service (KS…) whose number pool the sessions draw from. */
@@ -272,6 +280,10 @@ function smtpUrl(env: Source): string | undefined {
 
 const STAGING = 'or ALLOW_SANDBOX_IN_PRODUCTION=true for a staging deployment';
 
+/** What a production process is told to set for masked calls that reach recipients. */
+const REAL_CALLING =
+  'set CALL_MASKING=number-pool with CALL_PROVIDER (africastalking or twilio) and CALL_POOL_NUMBERS, or CALL_MASKING=twilio-proxy with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PROXY_SERVICE_SID';
+
 /** Secrets shorter than this are refused in production: 32 characters of base64 are 192 bits. */
 const MIN_SESSION_SECRET_LENGTH = 32;
 
@@ -301,9 +313,9 @@ function refuseUnsafeInProduction(env: Source, s: Settings): void {
       refuse('SMS_PROVIDER', `outbox is refused when NODE_ENV=production: live hand-over codes would stay in the database and never reach recipients; set SMS_PROVIDER=http with SMS_URL and SMS_API_KEY, ${STAGING}`);
     }
     if (!given('CALL_MASKING')) {
-      refuse('CALL_MASKING', `required when NODE_ENV=production (its default, local, gives riders masked numbers that reach nobody): set CALL_MASKING=twilio-proxy with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PROXY_SERVICE_SID, ${STAGING}`);
+      refuse('CALL_MASKING', `required when NODE_ENV=production (its default, local, gives riders masked numbers that reach nobody): ${REAL_CALLING}, ${STAGING}`);
     } else if (s.callMasking === 'local') {
-      refuse('CALL_MASKING', `local is refused when NODE_ENV=production: the local bridge routes no real call, so riders could not reach recipients; set CALL_MASKING=twilio-proxy with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PROXY_SERVICE_SID, ${STAGING}`);
+      refuse('CALL_MASKING', `local is refused when NODE_ENV=production: the local bridge routes no real call, so riders could not reach recipients; ${REAL_CALLING}, ${STAGING}`);
     }
     if (!given('SMTP_URL')) {
       refuse('SMTP_URL', `required when NODE_ENV=production: without it the dashboard's emails (sign-up confirmations) are only written to files under MAIL_DIR; set an smtp:// or smtps:// URL, ${STAGING}`);
@@ -334,6 +346,9 @@ function refuseUnsafeInProduction(env: Source, s: Settings): void {
     refuse('METRICS_TOKEN', 'required when NODE_ENV=production: without it anyone who reaches the API reads its routes, traffic and error rates at /metrics; set a random one (openssl rand -base64 32) and give it to the scraper as a bearer token');
   } else if (s.metricsToken.length < MIN_SESSION_SECRET_LENGTH) {
     refuse('METRICS_TOKEN', `too short for NODE_ENV=production (at least ${MIN_SESSION_SECRET_LENGTH} characters): set a random one (openssl rand -base64 32)`);
+  }
+  if (s.callMasking === 'number-pool' && s.callProvider === 'africastalking' && s.africastalkingCallbackIps.length === 0) {
+    refuse('AFRICASTALKING_CALLBACK_IPS', "required when NODE_ENV=production with CALL_PROVIDER=africastalking: the callback's secret travels in its path, which proxies and logs on the way may keep; set the addresses Africa's Talking calls from (ask its support), comma-separated, subnets allowed");
   }
   if (s.temporalApiKey !== undefined && !s.temporalTls) {
     refuse('TEMPORAL_TLS', 'false is refused with TEMPORAL_API_KEY when NODE_ENV=production: the key would cross the network unencrypted; leave it unset or set true');
@@ -432,7 +447,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     if (!smsUrlGiven) refuse(env, 'SMS_URL', 'required when SMS_PROVIDER=http', undefined);
     if (!smsApiKey) refuse(env, 'SMS_API_KEY', 'required when SMS_PROVIDER=http', undefined);
   }
-  const callMasking = oneOf(env, 'CALL_MASKING', ['local', 'twilio-proxy'] as const, 'local');
+  const callMasking = oneOf(env, 'CALL_MASKING', ['local', 'twilio-proxy', 'number-pool'] as const, 'local');
   const twilio = {
     twilioAccountSid: optional(env, 'TWILIO_ACCOUNT_SID'),
     twilioAuthToken: optional(env, 'TWILIO_AUTH_TOKEN'),
@@ -447,6 +462,7 @@ export function loadSettings(vars: Env = process.env): Settings {
       if (!value) refuse(env, variable, 'required when CALL_MASKING=twilio-proxy', undefined);
     }
   }
+  const numberPool = numberPoolFrom(env, callMasking === 'number-pool', twilio.twilioAuthToken);
   const databaseUrl = optional(env, 'DATABASE_URL') ?? refuse(env, 'DATABASE_URL', 'required (npm start sets it)', '');
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     refuse(env, 'DATABASE_URL', 'expected a postgres:// URL', undefined);
@@ -510,6 +526,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     smsSender: text(env, 'SMS_SENDER', 'Delivery'),
     callMasking,
     ...twilio,
+    ...numberPool,
     twilioProxyUrl: url(env, 'TWILIO_PROXY_URL', 'https://proxy.twilio.com'),
     twilioTimeoutMs: number(env, 'TWILIO_TIMEOUT_MS', 5000, { min: 1, integer: true }),
     referencePrefix,
@@ -571,6 +588,56 @@ function serviceArea(env: Source): { serviceAreaFile: string; serviceArea: Servi
   } catch (error) {
     return refuse(env, 'SERVICE_AREA_FILE', error instanceof Error ? error.message : String(error), { serviceAreaFile, serviceArea: [] });
   }
+}
+
+/** A number as a voice provider writes it: `+`, the country code and the subscriber number. */
+const E164 = /^\+[1-9]\d{6,14}$/;
+
+/** Africa's Talking's callback secret: at least 192 bits, and nothing a URL path would change. */
+const CALLBACK_SECRET = /^[A-Za-z0-9_-]{32,}$/;
+
+/**
+ * The number pool's settings (CALL_MASKING=number-pool): the provider, its rented numbers and
+ * what authenticates its callback. Never quotes a secret back.
+ */
+function numberPoolFrom(
+  env: Source,
+  used: boolean,
+  twilioAuthToken: string | undefined,
+): Pick<Settings, 'callProvider' | 'callPoolNumbers' | 'africastalkingCallbackSecret' | 'africastalkingCallbackIps'> {
+  const rawProvider = optional(env, 'CALL_PROVIDER');
+  const providers = ['africastalking', 'twilio'] as const;
+  const callProvider = providers.find((provider) => provider === rawProvider);
+  if (rawProvider !== undefined && callProvider === undefined) {
+    refuse(env, 'CALL_PROVIDER', `expected one of ${providers.join(', ')}, got "${rawProvider}"`, undefined);
+  }
+  const rawNumbers = optional(env, 'CALL_POOL_NUMBERS');
+  const callPoolNumbers = rawNumbers === undefined ? [] : rawNumbers.split(',').map((item) => item.trim());
+  const wrong = callPoolNumbers.filter((item) => !E164.test(item));
+  if (wrong.length > 0) {
+    refuse(env, 'CALL_POOL_NUMBERS', `expected a comma-separated list of numbers in international form like +233302000001; not one: ${wrong.map((item) => `"${item}"`).join(', ')}`, undefined);
+  } else if (new Set(callPoolNumbers).size !== callPoolNumbers.length) {
+    refuse(env, 'CALL_POOL_NUMBERS', 'lists a number twice', undefined);
+  }
+  const secret = optional(env, 'AFRICASTALKING_CALLBACK_SECRET');
+  if (secret !== undefined && !CALLBACK_SECRET.test(secret)) {
+    refuse(env, 'AFRICASTALKING_CALLBACK_SECRET', `expected at least 32 letters, digits, - or _ (${secret.length} characters given): whoever guesses it can ask who a rider's call reaches; set a random one (openssl rand -hex 32)`, undefined);
+  }
+  const rawIps = optional(env, 'AFRICASTALKING_CALLBACK_IPS');
+  const africastalkingCallbackIps = rawIps === undefined ? [] : rawIps.split(',').map((item) => item.trim());
+  const wrongIps = africastalkingCallbackIps.filter((item) => !isAddressOrSubnet(item));
+  if (wrongIps.length > 0) {
+    refuse(env, 'AFRICASTALKING_CALLBACK_IPS', `expected a comma-separated list of addresses and subnets; not one: ${wrongIps.map((item) => `"${item}"`).join(', ')}`, undefined);
+  }
+  if (used) {
+    if (rawProvider === undefined) refuse(env, 'CALL_PROVIDER', 'required when CALL_MASKING=number-pool: africastalking or twilio, whose numbers CALL_POOL_NUMBERS are', undefined);
+    if (callPoolNumbers.length === 0) refuse(env, 'CALL_POOL_NUMBERS', 'required when CALL_MASKING=number-pool: the numbers rented from the provider, comma-separated', undefined);
+    if (callProvider === 'africastalking' && secret === undefined) {
+      refuse(env, 'AFRICASTALKING_CALLBACK_SECRET', 'required when CALL_PROVIDER=africastalking: the last part of the callback path given to Africa\'s Talking; set a random one (openssl rand -hex 32)', undefined);
+    }
+    if (callProvider === 'twilio' && !twilioAuthToken) refuse(env, 'TWILIO_AUTH_TOKEN', 'required when CALL_PROVIDER=twilio: it checks the signature of Twilio\'s callbacks', undefined);
+  }
+  return { callProvider, callPoolNumbers, africastalkingCallbackSecret: secret, africastalkingCallbackIps };
 }
 
 /** WORKER_QUEUES: a comma-separated, non-empty list of `live` and `test`. */

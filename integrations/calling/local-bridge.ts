@@ -1,22 +1,5 @@
+import { callRefusal, type CallOutcome, type PlacedCall, type RoutedSession } from './call-routing';
 import type { CallMasking, CallSession, OpenCallSession } from './masking';
-
-/** A session as the bridge routes a call through it; `jobActive` is read from our own Postgres. */
-export interface RoutedSession {
-  sessionId: string;
-  recipientPhone: string;
-  expiresAt: Date;
-  closed: boolean;
-  jobActive: boolean;
-}
-
-/** A call placed through the bridge, bridged or refused (with why). */
-export interface PlacedCall {
-  sessionId: string | null;
-  dialled: string;
-  caller: string | null;
-  bridgedTo: string | null;
-  refused: string | null;
-}
 
 /** Where the local bridge keeps its sessions and calls: our own Postgres (db/call-sessions.ts). */
 export interface CallSessionStore {
@@ -25,8 +8,6 @@ export interface CallSessionStore {
   route(proxyNumber: string): Promise<RoutedSession | null>;
   record(call: PlacedCall): Promise<void>;
 }
-
-export type CallOutcome = { bridged: true; to: string } | { bridged: false; reason: string };
 
 /**
  * The offline default: no telephone network, sessions and calls in Postgres. `placeCall` stands
@@ -51,11 +32,7 @@ export class LocalCallBridge implements CallMasking {
 
   async placeCall(proxyNumber: string, caller: string | null = null): Promise<CallOutcome> {
     const session = await this.store.route(proxyNumber);
-    let refused: string | null = null;
-    if (!session) refused = 'no session on this number';
-    else if (session.closed) refused = 'the session is closed';
-    else if (session.expiresAt.getTime() <= Date.now()) refused = 'the session has expired';
-    else if (!session.jobActive) refused = 'the job is no longer active';
+    const refused = callRefusal(session);
     const bridgedTo = session && !refused ? session.recipientPhone : null;
     await this.store.record({ sessionId: session?.sessionId ?? null, dialled: proxyNumber, caller, bridgedTo, refused });
     return bridgedTo ? { bridged: true, to: bridgedTo } : { bridged: false, reason: refused ?? 'refused' };

@@ -21,8 +21,12 @@ export interface OpenCallSession {
 }
 
 export interface CallMasking {
-  /** The job's session for this recipient; opening it again returns the same one, renewed. */
-  openSession(input: OpenCallSession): Promise<CallSession>;
+  /**
+   * The job's session for this recipient; opening it again returns the same one, renewed. Null
+   * when this rider cannot be given a number (the number pool knows a caller only by the phone
+   * on record, and the rider has none).
+   */
+  openSession(input: OpenCallSession): Promise<CallSession | null>;
   /** Ends every session of the job: calls through them are refused from now on. */
   closeSessions(jobId: string): Promise<void>;
 }

@@ -14,8 +14,8 @@ import { sandboxLedger } from '../../db/sandbox-ledger';
 import { selectGateways } from '../../integrations/mobile-money/select';
 import { selectMapProviders } from '../../integrations/select';
 import { LocalFilePhotos } from '../../integrations/storage/local-files';
-import { LocalCallBridge } from '../../integrations/calling/local-bridge';
-import { callSessionStore } from '../../db/call-sessions';
+import { selectCallMasking } from '../../integrations/calling/select';
+import { callSessionStore, numberPoolStore, proxySessionStore } from '../../db/call-sessions';
 import { activityDeps, signalWhenDebitsSettle } from '../../workers/activity-deps';
 import { runWorker } from '../../workers/run-worker';
 import { ensureSchedules, projectSchedules, removeSchedules } from '../../workers/schedules';
@@ -109,7 +109,12 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
     logger,
     gateways,
     photos: new LocalFilePhotos(`${settings.dataDir}/test/uploads`),
-    calling: new LocalCallBridge(callSessionStore(() => orm.em.fork())),
+    // As api/main.ts wires it: the local bridge unless `env` sets CALL_MASKING.
+    calling: selectCallMasking(settings, {
+      local: callSessionStore(() => orm.em.fork()),
+      proxy: proxySessionStore(() => orm.em.fork(), settings.callMasking),
+      pool: numberPoolStore(() => orm.em.fork()),
+    }),
     validateResponses: true,
     ...maps,
     ...options.appOverrides,

@@ -151,9 +151,9 @@ describe('production settings: no stand-in for a live service without the opt-in
       'no masked-calling provider',
       { CALL_MASKING: undefined, TWILIO_ACCOUNT_SID: undefined, TWILIO_AUTH_TOKEN: undefined, TWILIO_PROXY_SERVICE_SID: undefined },
       'CALL_MASKING',
-      /^required when NODE_ENV=production \(its default, local, gives riders masked numbers that reach nobody\): set CALL_MASKING=twilio-proxy with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PROXY_SERVICE_SID, or ALLOW_SANDBOX_IN_PRODUCTION=true/,
+      /^required when NODE_ENV=production \(its default, local, gives riders masked numbers that reach nobody\): set CALL_MASKING=number-pool with CALL_PROVIDER \(africastalking or twilio\) and CALL_POOL_NUMBERS, or CALL_MASKING=twilio-proxy with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PROXY_SERVICE_SID, or ALLOW_SANDBOX_IN_PRODUCTION=true/,
     ],
-    ['the local call bridge', { CALL_MASKING: 'local' }, 'CALL_MASKING', /^local is refused when NODE_ENV=production: the local bridge routes no real call.*; set CALL_MASKING=twilio-proxy/],
+    ['the local call bridge', { CALL_MASKING: 'local' }, 'CALL_MASKING', /^local is refused when NODE_ENV=production: the local bridge routes no real call.*; set CALL_MASKING=number-pool with CALL_PROVIDER/],
   ])('refuses %s, naming the variable and what to set', (_what, changes, variable, problem) => {
     const error = caught(() => loadSettings(liveWith(changes)));
     expect(error.problems).toEqual([{ variable, problem: expect.stringMatching(problem) }]);
@@ -171,8 +171,8 @@ describe('production settings: no stand-in for a live service without the opt-in
     }
   });
 
-  it('takes only local or twilio-proxy for CALL_MASKING', () => {
-    expect(() => loadSettings({ ...base, CALL_MASKING: 'twilio' })).toThrow(/^CALL_MASKING: expected one of local, twilio-proxy, got "twilio"$/);
+  it('takes only local, twilio-proxy or number-pool for CALL_MASKING', () => {
+    expect(() => loadSettings({ ...base, CALL_MASKING: 'twilio' })).toThrow(/^CALL_MASKING: expected one of local, twilio-proxy, number-pool, got "twilio"$/);
     expect(loadSettings(live)).toMatchObject({ twilioProxyUrl: 'https://proxy.twilio.com', twilioTimeoutMs: 5000 });
   });
 
