@@ -4,7 +4,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readOutbox } from '../../db/sms-outbox';
 import { deliveryWorkflowId } from '../../domain/reference';
-import { bookingSweepWorkflow, debitReconciliationWorkflow } from '../../workflows';
+import { bookingSweepWorkflow, debitReconciliationWorkflow, streetWatchWorkflow } from '../../workflows';
+import { attentionSignal, reassignUpdate } from '../../workflows/messages';
 import { requestRecheck } from '../../db/debits';
 import { book, commitBookingRow, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
 import { api, eventually } from '../helpers/http';
@@ -34,6 +35,8 @@ export const SCENARIOS = [
   'webhook-redelivery',
   'booking-sweep',
   'debit-reconciliation',
+  'street-watch',
+  'delivery-live-reassigned',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -63,7 +66,11 @@ async function waitForStatus(stack: TestStack, key: string, id: string, status: 
   }, 30_000, `${id} ${status}`);
 }
 
-export async function recordHistories(stack: TestStack, dir: string): Promise<void> {
+/**
+ * Records `only` (every scenario by default; `RECORD_ONLY=a,b npm run record:histories` records
+ * a new scenario without re-recording the others).
+ */
+export async function recordHistories(stack: TestStack, dir: string, only: readonly Scenario[] = SCENARIOS): Promise<void> {
   const receiver = await flakyReceiver();
   const workflows: Partial<Record<Scenario, string>> = {};
   try {
@@ -84,7 +91,8 @@ export async function recordHistories(stack: TestStack, dir: string): Promise<vo
       const event = (await webhookEventsOf(stack.orm, created.id)).find((e) => e.event === 'delivery.accepted');
       const redeliver = await api(stack.baseUrl, partner.testKey).post(`/partner/webhook/deliveries/${event?.id}/redeliver`);
       if (redeliver.status !== 202) throw new Error(`redeliver: ${redeliver.status} ${JSON.stringify(redeliver.body)}`);
-      const query = `WorkflowType = 'webhookRedeliveryWorkflow' AND TaskQueue = '${stack.settings.temporalTaskQueue}'`;
+      // Redeliveries run on the queue of the key's mode: this one, a test key's, on the test queue.
+      const query = `WorkflowType = 'webhookRedeliveryWorkflow' AND WorkflowId STARTS_WITH 'webhook-redelivery-${event?.id}'`;
       workflows['webhook-redelivery'] = await eventually(async () => {
         for await (const execution of stack.temporal.workflow.list({ query })) return execution.workflowId;
         return undefined;
@@ -175,10 +183,51 @@ export async function recordHistories(stack: TestStack, dir: string): Promise<vo
       workflows['debit-reconciliation'] = workflowId;
     };
 
-    await Promise.all([robo(), liveRider(), scheduledDeclined(), cancelled(), expired(), sweep(), reconciliation()]);
+    // A round of the street watch, as its Schedule starts it.
+    const streetWatch = async () => {
+      const workflowId = `street-watch-recording-${Date.now()}`;
+      await stack.temporal.workflow.execute(streetWatchWorkflow, { workflowId, taskQueue: stack.settings.temporalTaskQueue });
+      workflows['street-watch'] = workflowId;
+    };
+
+    // A rider goes silent after the pickup: the watch flags the job, an operator offers it again,
+    // and another rider takes it over and delivers it.
+    const reassigned = async () => {
+      const partner = await makePartner(stack.orm);
+      await registerAccount(stack.baseUrl, partner.liveKey);
+      const silent = await riderApp(stack.baseUrl, stack.orm, 'Kwaku Silent');
+      const created = await book(stack.baseUrl, partner.liveKey);
+      await silent.take(created.id);
+      await silent.pickup(created.id);
+      const handle = stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id));
+      await handle.signal(attentionSignal, { needed: true });
+      await handle.executeUpdate(reassignUpdate, { args: [{ riderId: null }] });
+      const next = await riderApp(stack.baseUrl, stack.orm, 'Adwoa Next');
+      await next.take(created.id);
+      const departed = await next.depart(created.id);
+      if (departed.status !== 200) throw new Error(`depart: ${departed.status} ${JSON.stringify(departed.body)}`);
+      const done = await next.deliver(created.id);
+      if (done.status !== 200) throw new Error(`deliver: ${done.status} ${JSON.stringify(done.body)}`);
+      workflows['delivery-live-reassigned'] = deliveryWorkflowId(created.id);
+    };
+
+    const recorders: Record<Scenario, () => Promise<void>> = {
+      'delivery-test-mode-stops-otp': robo,
+      'robo-rider-stops-otp': robo,
+      'webhook-redelivery': robo,
+      'delivery-live-rider-stop-otp': liveRider,
+      'delivery-scheduled-payment-declined': scheduledDeclined,
+      'delivery-cancelled-while-pending': cancelled,
+      'delivery-expired': expired,
+      'booking-sweep': sweep,
+      'debit-reconciliation': reconciliation,
+      'street-watch': streetWatch,
+      'delivery-live-reassigned': reassigned,
+    };
+    await Promise.all([...new Set(only.map((scenario) => recorders[scenario]))].map((record) => record()));
 
     await mkdir(dir, { recursive: true });
-    for (const scenario of SCENARIOS) {
+    for (const scenario of only) {
       const workflowId = workflows[scenario];
       if (!workflowId) throw new Error(`no workflow recorded for ${scenario}`);
       const handle = stack.temporal.workflow.getHandle(workflowId);

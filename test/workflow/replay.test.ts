@@ -31,7 +31,8 @@ beforeAll(async () => {
   if (!process.env.RECORD_HISTORIES) return;
   const stack = await startTestStack({ env: RECORDING_ENV });
   try {
-    await recordHistories(stack, HISTORIES);
+    const only = process.env.RECORD_ONLY?.split(',').filter((name): name is (typeof SCENARIOS)[number] => (SCENARIOS as readonly string[]).includes(name));
+    await recordHistories(stack, HISTORIES, only?.length ? only : undefined);
   } finally {
     await stack.close();
   }
