@@ -35,6 +35,7 @@ import { createHealthRouter } from './ops/health-routes';
 import { createMetricsRouter } from './ops/metrics-routes';
 import { createPaymentMethodsRouter } from './partner/payment-methods-routes';
 import { createPaystackCallbackRouter } from './providers/paystack-callback-routes';
+import { createVoiceCallbackRouter } from './providers/voice-callback-routes';
 import { createPlacesRouter } from './public/places-routes';
 import { createQuotesRouter } from './partner/quotes-routes';
 import { createServiceAreaRouter } from './partner/service-area-routes';
@@ -68,8 +69,10 @@ export function createApp(deps: AppDeps): Express {
   const document = buildOpenApiDocument();
   rememberOpenApiRouteMatchers();
   const api = express.Router();
-  // The gateway's callback needs its raw bytes, so it comes before JSON parsing and validation.
+  // The gateway's and the voice providers' callbacks need their raw bytes, so they come before
+  // JSON parsing and validation.
   api.use(createPaystackCallbackRouter(deps));
+  api.use(createVoiceCallbackRouter(deps));
   // Keys and rider tokens are checked before a body is read or validated: a request without a
   // valid one is 401 whatever it carries, learns nothing of the schema and uploads no photo.
   // The per-IP budget comes first: once spent, made-up keys and tokens are refused without a lookup.
@@ -99,7 +102,7 @@ export function createApp(deps: AppDeps): Express {
       validateResponses: deps.validateResponses ?? false,
       validateSecurity: false,
       ignoreUndocumented: false,
-      ignorePaths: /^\/api\/v1\/payments\//,
+      ignorePaths: /^\/api\/v1\/(payments|calls)\//,
       // Streamed to a staged file as it arrives, the size cap applied on the way: never a whole photo in memory.
       fileUploader: {
         storage: stagedPhotoStorage(path.join(deps.settings.uploadsDir, '.incoming')),

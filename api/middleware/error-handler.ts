@@ -81,7 +81,7 @@ export function errorHandler(logger: Logger) {
     if (apiError.status >= 500) {
       logger.error(apiError.status === 503 ? 'Backing service unavailable' : 'Unhandled error', {
         method: req.method,
-        path: req.path,
+        path: typeof res.locals.logPath === 'string' ? res.locals.logPath : req.path,
         error: error instanceof Error ? error.message : String(error),
         stack: apiError.status === 500 && error instanceof Error ? error.stack : undefined,
       });

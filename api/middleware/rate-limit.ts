@@ -24,6 +24,8 @@ interface LimiterSpec {
   skip?: (req: Request, res: Response) => boolean;
   /** How long a key's count heard from a shared store is counted on top of (PostgresRateLimitStore). */
   countTrustedForMs?: number;
+  /** Count only requests answered with an error (4xx, 5xx): a budget for failures, not for traffic. */
+  countOnlyFailures?: boolean;
 }
 
 function limiter({ settings, orm, logger }: AppDeps, spec: LimiterSpec): RequestHandler {
@@ -40,6 +42,7 @@ function limiter({ settings, orm, logger }: AppDeps, spec: LimiterSpec): Request
     identifier: spec.name,
     keyGenerator: spec.key,
     ...(spec.skip ? { skip: spec.skip } : {}),
+    ...(spec.countOnlyFailures ? { skipSuccessfulRequests: true } : {}),
     ...(store ? { store } : {}),
     // A store that cannot be reached is an outage like any other: the error handler answers 503.
     passOnStoreError: false,
@@ -146,6 +149,22 @@ export function riderIpRateLimit(deps: AppDeps): RequestHandler {
  */
 export function riderSignInRateLimit(deps: AppDeps): RequestHandler {
   return limiter(deps, { name: 'rider-sign-in', limit: deps.settings.rateLimitAuthPerMinute, key: clientIp, per: 'per IP address', what: 'sign-in attempts' });
+}
+
+/**
+ * Per client IP on the voice providers' incoming-call callbacks, counting only refused ones (a bad
+ * signature, secret or address): a flood of forged callbacks is cut off, while the provider's own,
+ * one for each call riders place, are never counted. The log-in budget (RATE_LIMIT_AUTH_PER_MINUTE).
+ */
+export function voiceCallbackRateLimit(deps: AppDeps): RequestHandler {
+  return limiter(deps, {
+    name: 'voice-callback',
+    limit: deps.settings.rateLimitAuthPerMinute,
+    key: clientIp,
+    per: 'per IP address',
+    what: 'refused callbacks',
+    countOnlyFailures: true,
+  });
 }
 
 /** The partner a request acts for: set by partner authentication, or by the dashboard from its session. */

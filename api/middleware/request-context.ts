@@ -19,7 +19,8 @@ export function requestContext(logger: Logger) {
         logContext.run({ requestId }, () =>
           logger.http('request', {
             method: req.method,
-            path: req.path,
+            // A route whose path carries a secret (a provider's callback) names its template instead.
+            path: typeof res.locals.logPath === 'string' ? res.locals.logPath : req.path,
             status: res.statusCode,
             ms: Math.round(performance.now() - started),
             ...(res.locals.partnerId ? { partnerId: res.locals.partnerId } : {}),
