@@ -4,6 +4,7 @@ import { isUuid } from '../domain/uuid';
 export type ErrorCode =
   | 'bad_request'
   | 'unauthorized'
+  | 'payment_required'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'

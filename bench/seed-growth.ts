@@ -348,9 +348,9 @@ async function main(): Promise<void> {
          order by p.created_at`,
         // Every booking requests a debit; each of these has settled, with the gateway's word on it,
         // so debit reconciliation has nothing to look at.
-        `insert into debits (delivery_id, payment_method_id, gateway, amount, state, reason, requested_at, settled_at, gateway_confirmed)
+        `insert into debits (delivery_id, payment_method_id, gateway, amount, state, reason, requested_at, settled_at, gateway_confirmed, partner_id, mode)
          select id, account, 'sandbox', total_fare, payment_status, case when payment_status = 'failed' then 'Insufficient funds' end,
-           created_at + interval '100 milliseconds', created_at + interval '2 seconds', true
+           created_at + interval '100 milliseconds', created_at + interval '2 seconds', true, partner_id, mode
          from growth_seed_plan order by created_at`,
       ]);
     // One trail entry per status reached, where it happened (a booking carries no position).

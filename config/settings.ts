@@ -143,6 +143,11 @@ export interface Settings extends DeliveryTimings {
   webhookRedeliveriesPerHour: number;
   /** Unrevoked API keys a partner may hold, both modes together. */
   apiKeysMaxActive: number;
+  /**
+   * Failed debits (per partner and mode, after its latest paid one, within a day) at which its
+   * bookings are refused with 402 until a debit succeeds or an operator lifts the hold.
+   */
+  unpaidBookingsLimit: number;
   /** Where a worker serves Prometheus metrics (the Temporal SDK's and ours); 0 serves none. */
   workerMetricsPort: number;
   /** When set, the API's GET /metrics requires `Authorization: Bearer <it>`; required in production. */
@@ -560,6 +565,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     webhookTestsPerHour: number(env, 'WEBHOOK_TESTS_PER_HOUR', 30, { min: 1, integer: true }),
     webhookRedeliveriesPerHour: number(env, 'WEBHOOK_REDELIVERIES_PER_HOUR', 600, { min: 1, integer: true }),
     apiKeysMaxActive: number(env, 'API_KEYS_MAX_ACTIVE', 20, { min: 1, integer: true }),
+    unpaidBookingsLimit: number(env, 'UNPAID_BOOKINGS_LIMIT', 3, { min: 1, integer: true }),
     otpMaxAttempts: number(env, 'OTP_MAX_ATTEMPTS', 5, { min: 1, integer: true }),
     otpLockSeconds: number(env, 'OTP_LOCK_SECONDS', 300, { min: 1 }),
     workerMetricsPort: port(env, 'WORKER_METRICS_PORT', 0),

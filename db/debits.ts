@@ -38,8 +38,8 @@ const RECORD_REQUEST = {
   text: `
     with context as (${CONTEXT_SQL}),
     recorded as (
-      insert into debits (delivery_id, payment_method_id, gateway, amount)
-      select $1, account_id, case mode when 'live' then $2 else $3 end, total_fare from context
+      insert into debits (delivery_id, payment_method_id, gateway, amount, partner_id, mode)
+      select $1, account_id, case mode when 'live' then $2 else $3 end, total_fare, partner_id, mode from context
       on conflict (delivery_id) do nothing)
     select * from context`,
 };

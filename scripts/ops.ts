@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { createApiKey, createPartner, createRider } from '../db/accounts';
+import { createApiKey, createPartner, createRider, findPartner } from '../db/accounts';
+import { clearUnpaid } from '../db/unpaid-bookings';
 import { activeDeliveryId, replaceToken, revokeToken } from '../db/riders';
 import { jobsNeedingAttention, reassignJob } from './ops-jobs';
 import { loadSettings, riderTokenDays, type Settings } from '../config/settings';
@@ -24,6 +25,7 @@ import { isUuid } from '../domain/uuid';
 const USAGE = `Usage: npm run ops -- <command>
   partner:create --email E --business B [--password P]
   key:create --partner ID --label L [--test]
+  partner:clear-unpaid --partner ID [--test]
   rider:create --name N [--vehicle V] [--phone PHONE] [--lat LAT --lng LNG]
   rider:token --rider ID
   rider:revoke --rider ID [--reassign]
@@ -147,7 +149,7 @@ function riderOption(raw: string | undefined): string {
   return raw;
 }
 
-const COMMANDS = ['partner:create', 'key:create', 'rider:create', 'rider:token', 'rider:revoke', 'jobs:attention', 'job:reassign', 'outbox', 'calls', 'call:place'];
+const COMMANDS = ['partner:create', 'key:create', 'partner:clear-unpaid', 'rider:create', 'rider:token', 'rider:revoke', 'jobs:attention', 'job:reassign', 'outbox', 'calls', 'call:place'];
 
 async function main(): Promise<void> {
   const [command, ...given] = process.argv.slice(2);
@@ -206,6 +208,15 @@ async function main(): Promise<void> {
         const label = text(values.label, 'label', LIMITS.label);
         const key = await createApiKey(em, { partnerId: values.partner, label, mode: values.test ? 'test' : 'live' });
         result = { key_id: key.keyId, api_key: key.apiKey };
+        break;
+      }
+      case 'partner:clear-unpaid': {
+        // One mode at a time, as keys are made: live unless --test, so lifting a sandbox hold never lifts a live one.
+        if (!values.partner) fail(USAGE);
+        if (!isUuid(values.partner) || !(await findPartner(em, values.partner))) fail('Unknown partner');
+        const mode = values.test ? 'test' : 'live';
+        const cleared = await clearUnpaid(em, { partnerId: values.partner, mode });
+        result = { partner_id: values.partner, mode, unpaid_deliveries_before: cleared.unpaid, unpaid_cleared_at: cleared.clearedAt.toISOString() };
         break;
       }
       case 'rider:create': {

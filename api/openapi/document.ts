@@ -116,6 +116,9 @@ export function buildOpenApiDocument(): Json {
         requestBody: jsonBody(ref('BookingRequest', S.BookingRequest)),
         responses: {
           '201': jsonResponse('The new delivery, status pending', delivery),
+          '402': errorResponse(
+            '`payment_required`: the debits of `UNPAID_BOOKINGS_LIMIT` recent deliveries in this mode failed (after the latest paid one, within a day); booking resumes when a debit succeeds or the hold is lifted. `details` gives `unpaid_deliveries`, `limit` and `what_to_do`; nothing is saved',
+          ),
           '409': errorResponse('Idempotency-Key reused with a different body'),
           ...keyedErrors,
           '400': errorResponse(

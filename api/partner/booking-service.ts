@@ -15,6 +15,7 @@ import type { AppDeps } from '../app-deps';
 import { ApiError } from '../api-error';
 import { bookingStartFailures, deliveriesBooked } from '../metric-registry';
 import { bindClaimedKey, unbindClaimedKey, type IdempotencyClaim } from './idempotent-requests';
+import { refuseUnpaidWork } from './unpaid-work';
 import { checkServiceArea, routeWithinLimit } from './service-area-check';
 import type { PartnerAuth } from '../middleware/partner-auth';
 import type { BookingRequest } from '../openapi/schemas';
@@ -111,6 +112,7 @@ export function createBookingService({ orm, temporal, settings, routing, logger 
     async book(auth: PartnerAuth, body: BookingRequest, claim?: IdempotencyClaim): Promise<DeliveryResource> {
       checkServiceArea({ settings }, body);
       const scheduledAt = checkSchedule(body.scheduled_at);
+      await refuseUnpaidWork({ orm, settings }, auth);
       const accountId = await chooseAccount(auth, body.payment_method_id);
       const route = routeOf(body);
       const fare = priceRoute((await routeWithinLimit({ routing, settings }, route)).distanceMeters);

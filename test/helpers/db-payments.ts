@@ -1,5 +1,5 @@
 import type { Orm } from '../../db/orm';
-import { list, rows, write } from './db';
+import { ago, list, rows, write, type Age } from './db';
 
 export interface PaymentMethodRow {
   id: string;
@@ -44,6 +44,12 @@ export async function debitCheckOf(
     [deliveryId],
   );
   return row;
+}
+
+/** Moves the recorded outcome of these deliveries' debits back by `age`, as if they had settled then. */
+export function settleDebitsEarlier(orm: Orm, deliveryIds: string | readonly string[], age: Age): Promise<void> {
+  const when = ago(age);
+  return write(orm, `update debits set settled_at = ${when.sql} where delivery_id in (?)`, [...when.params, list(deliveryIds)]);
 }
 
 /** The corrections the reconciliation made to a delivery's debit, in order. */

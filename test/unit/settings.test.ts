@@ -59,6 +59,7 @@ describe('settings', () => {
     expect(s.bookingOrphanAfterSeconds).toBe(60);
     expect(s.referencePrefix).toBe('DLV');
     expect(s.paymentGateway).toBe('sandbox');
+    expect(s.unpaidBookingsLimit).toBe(3);
   });
 
   it('takes the site address from PORT when SITE_URL is not given', () => {
@@ -81,6 +82,9 @@ describe('settings', () => {
     ['WORKER_METRICS_PORT', '65536'],
     ['NODE_ENV', 'staging'],
     ['DATABASE_URL', 'mysql://x'],
+    // A count of deliveries: a whole number, at least one.
+    ['UNPAID_BOOKINGS_LIMIT', '0'],
+    ['UNPAID_BOOKINGS_LIMIT', '2.5'],
   ])('stops with a message naming %s when it is wrong', (name, value) => {
     expect(() => loadSettings({ ...base, [name]: value })).toThrow(SettingsError);
     expect(() => loadSettings({ ...base, [name]: value })).toThrow(new RegExp(`^${name}:`));

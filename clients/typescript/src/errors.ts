@@ -8,10 +8,13 @@ export class PartnerApiError extends Error {
   constructor(
     /** The HTTP status. */
     readonly status: number,
-    /** The envelope's `error.code` (`bad_request`, `not_found`, `rate_limited`, `unavailable`…). */
+    /** The envelope's `error.code` (`bad_request`, `payment_required`, `not_found`, `rate_limited`, `unavailable`…). */
     readonly code: string,
     message: string,
-    /** The envelope's `error.details`: for a 400, each field at fault and what is wrong with it. */
+    /**
+     * The envelope's `error.details`: for a 400, each field at fault and what is wrong with it; for a
+     * 402 `payment_required`, `unpaid_deliveries`, `limit` and `what_to_do`.
+     */
     readonly details: Record<string, unknown>,
     /** The `X-Request-Id` of the answer, or the envelope's `details.request_id`; null when neither came. */
     readonly requestId: string | null,

@@ -1095,6 +1095,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description `payment_required`: the debits of `UNPAID_BOOKINGS_LIMIT` recent deliveries in this mode failed (after the latest paid one, within a day); booking resumes when a debit succeeds or the hold is lifted. `details` gives `unpaid_deliveries`, `limit` and `what_to_do`; nothing is saved */
+            402: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description Idempotency-Key reused with a different body */
             409: {
                 headers: {
