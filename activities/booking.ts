@@ -6,11 +6,33 @@ import * as deliveries from '../db/deliveries';
 import * as deliveryStops from '../db/delivery-stops';
 import type { Delivery } from '../db/entities';
 import * as handoverCodes from '../db/handover-codes';
+import * as smsOutbox from '../db/sms-outbox';
+import * as textBudget from '../db/text-budget';
 import { FINAL_DROP, hashHandoverCode } from '../domain/handover-code-hash';
 import { isTerminal } from '../domain/lifecycle';
 import type { ActivityDeps } from './deps';
 
-export function createBookingActivities({ orm, sms, logger }: ActivityDeps) {
+export function createBookingActivities({ orm, sms, logger, settings }: ActivityDeps) {
+  /**
+   * Sends one code's text within the partner's hourly budget; past it, the text is kept for the
+   * partner's dashboard instead (the code's hash is kept either way, so the rider completes with
+   * it). False when it was kept back.
+   */
+  async function textOrKeep(em: EntityManager, delivery: Delivery, text: { to: string; body: string }): Promise<boolean> {
+    const sender = { partnerId: delivery.partnerId, mode: delivery.mode };
+    if (!(await textBudget.spendText(em, sender, settings.smsPerPartnerPerHour))) {
+      await smsOutbox.keepWithheldText(em, { ...text, deliveryId: delivery.id, reason: 'hourly_budget' });
+      return false;
+    }
+    try {
+      await sms[delivery.mode].send(text.to, text.body, delivery.id);
+    } catch (error) {
+      await textBudget.giveBackText(em, sender).catch(() => undefined);
+      throw error;
+    }
+    return true;
+  }
+
   /**
    * Texts each recipient of an `otp` delivery (every stop and the final drop) a code of their
    * own; the codes never enter workflow history, only their hashes reach Postgres.
@@ -23,21 +45,29 @@ export function createBookingActivities({ orm, sms, logger }: ActivityDeps) {
       ...stops.map((s) => ({ position: s.position, phone: s.recipientPhone })),
       { position: FINAL_DROP, phone: delivery.recipientPhone },
     ];
+    let keptBack = 0;
     for (const { position, phone } of recipients) {
       const code = String(randomInt(0, 1_000_000)).padStart(6, '0');
       // A retried activity finds the code already issued and sends nothing twice.
       if (!(await handoverCodes.issue(em, deliveryId, position, hashHandoverCode(deliveryId, position, code)))) continue;
       try {
-        await sms[delivery.mode].send(
-          phone,
-          `Your parcel ${delivery.reference} is on its way. Give the rider this code only when you have it: ${code}`,
-          deliveryId,
-        );
+        const body = `Your parcel ${delivery.reference} is on its way. Give the rider this code only when you have it: ${code}`;
+        if (!(await textOrKeep(em, delivery, { to: phone, body }))) keptBack += 1;
       } catch (error) {
         // Unsent codes are withdrawn so the retry issues and sends a fresh one.
         await handoverCodes.withdraw(em, deliveryId, position);
         throw error;
       }
+    }
+    if (keptBack > 0) {
+      // Neither the code nor the phone: the partner reads them on the delivery's dashboard page.
+      logger.warn('Hand-over codes not texted: the partner is over its hourly text budget (SMS_PER_PARTNER_PER_HOUR)', {
+        partnerId: delivery.partnerId,
+        mode: delivery.mode,
+        deliveryId,
+        codesKeptBack: keptBack,
+        next: "the codes are on the delivery's dashboard page",
+      });
     }
   }
 

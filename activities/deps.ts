@@ -29,5 +29,7 @@ export interface ActivityDeps {
     webhookRetryCoefficient: number;
     /** How long a booking may stay unclaimed by a workflow before the sweeper counts it orphaned. */
     bookingOrphanAfterSeconds: number;
+    /** Hand-over code texts per partner, mode and hour (SMS_PER_PARTNER_PER_HOUR); past it a code is kept, not texted. */
+    smsPerPartnerPerHour: number;
   };
 }

@@ -148,6 +148,8 @@ export interface Settings extends DeliveryTimings {
    * bookings are refused with 402 until a debit succeeds or an operator lifts the hold.
    */
   unpaidBookingsLimit: number;
+  /** Hand-over code texts per partner, mode and hour; past it the code is kept for the dashboard, not texted. */
+  smsPerPartnerPerHour: number;
   /** Where a worker serves Prometheus metrics (the Temporal SDK's and ours); 0 serves none. */
   workerMetricsPort: number;
   /** When set, the API's GET /metrics requires `Authorization: Bearer <it>`; required in production. */
@@ -566,6 +568,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     webhookRedeliveriesPerHour: number(env, 'WEBHOOK_REDELIVERIES_PER_HOUR', 600, { min: 1, integer: true }),
     apiKeysMaxActive: number(env, 'API_KEYS_MAX_ACTIVE', 20, { min: 1, integer: true }),
     unpaidBookingsLimit: number(env, 'UNPAID_BOOKINGS_LIMIT', 3, { min: 1, integer: true }),
+    smsPerPartnerPerHour: number(env, 'SMS_PER_PARTNER_PER_HOUR', 600, { min: 1, integer: true }),
     otpMaxAttempts: number(env, 'OTP_MAX_ATTEMPTS', 5, { min: 1, integer: true }),
     otpLockSeconds: number(env, 'OTP_LOCK_SECONDS', 300, { min: 1 }),
     workerMetricsPort: port(env, 'WORKER_METRICS_PORT', 0),

@@ -15,6 +15,7 @@ import { Migration20261126080000_rider_phone } from './Migration20261126080000_r
 import { Migration20261127000000_rider_pings } from './Migration20261127000000_rider_pings';
 import { Migration20261128120000_street_watch } from './Migration20261128120000_street_watch';
 import { Migration20261128150000_unpaid_bookings } from './Migration20261128150000_unpaid_bookings';
+import { Migration20261128150100_withheld_texts } from './Migration20261128150100_withheld_texts';
 import { Migration20261128170000_number_pool_calls } from './Migration20261128170000_number_pool_calls';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
@@ -36,5 +37,6 @@ export const migrationsList = [
   { name: 'Migration20261127000000_rider_pings', class: Migration20261127000000_rider_pings },
   { name: 'Migration20261128120000_street_watch', class: Migration20261128120000_street_watch },
   { name: 'Migration20261128150000_unpaid_bookings', class: Migration20261128150000_unpaid_bookings },
+  { name: 'Migration20261128150100_withheld_texts', class: Migration20261128150100_withheld_texts },
   { name: 'Migration20261128170000_number_pool_calls', class: Migration20261128170000_number_pool_calls },
 ];

@@ -67,9 +67,13 @@ export async function book(baseUrl: string, key: string, overrides: Record<strin
 
 /**
  * A booking's rows committed with no workflow started, as an API process that died between the
- * commit and the start leaves them. Returns the delivery id.
+ * commit and the start leaves them (or for an activity to run on). Returns the delivery id.
  */
-export async function commitBookingRow(orm: Orm, owner: { partnerId: string; mode: 'live' | 'test'; paymentMethodId: string }): Promise<string> {
+export async function commitBookingRow(
+  orm: Orm,
+  owner: { partnerId: string; mode: 'live' | 'test'; paymentMethodId: string },
+  { verificationMethod = 'none' }: { verificationMethod?: 'none' | 'otp' | 'photo' } = {},
+): Promise<string> {
   const id = randomUUID();
   const body = bookingBody();
   await poolTransaction(orm.em, (tx) =>
@@ -89,7 +93,7 @@ export async function commitBookingRow(orm: Orm, owner: { partnerId: string; mod
       packageDescription: null,
       recipientName: body.recipient_name,
       recipientPhone: body.recipient_phone,
-      verificationMethod: 'none',
+      verificationMethod,
       scheduledAt: null,
       baseFare: 1000,
       distanceMeters: 7000,

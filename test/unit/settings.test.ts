@@ -60,6 +60,7 @@ describe('settings', () => {
     expect(s.referencePrefix).toBe('DLV');
     expect(s.paymentGateway).toBe('sandbox');
     expect(s.unpaidBookingsLimit).toBe(3);
+    expect(s.smsPerPartnerPerHour).toBe(600);
   });
 
   it('takes the site address from PORT when SITE_URL is not given', () => {
@@ -82,9 +83,10 @@ describe('settings', () => {
     ['WORKER_METRICS_PORT', '65536'],
     ['NODE_ENV', 'staging'],
     ['DATABASE_URL', 'mysql://x'],
-    // A count of deliveries: a whole number, at least one.
+    // Counts of deliveries and texts: whole numbers, at least one.
     ['UNPAID_BOOKINGS_LIMIT', '0'],
     ['UNPAID_BOOKINGS_LIMIT', '2.5'],
+    ['SMS_PER_PARTNER_PER_HOUR', 'many'],
   ])('stops with a message naming %s when it is wrong', (name, value) => {
     expect(() => loadSettings({ ...base, [name]: value })).toThrow(SettingsError);
     expect(() => loadSettings({ ...base, [name]: value })).toThrow(new RegExp(`^${name}:`));

@@ -63,14 +63,22 @@ function row(label: string, value: Html | string): Html {
   return html`<div class="row"><dt>${label}</dt><dd>${value}</dd></div>`;
 }
 
-/** A text message sent about a delivery through the outbox (the offline SMS default). */
+/** A text message about a delivery in the outbox: sent there (the offline SMS default), or kept back (`withheld`). */
 export interface TextView {
   to: string;
   body: string;
   created_at: string;
+  /** Why it was not texted (`hourly_budget`: the partner's hourly text budget was spent); null when sent. */
+  withheld: string | null;
 }
 
-/** The outbox's texts for this delivery: without a real SMS provider, this is where the codes are. */
+/** Why a code was not texted, as the partner reads it. */
+const WITHHELD: Record<string, string> = { hourly_budget: 'over the hourly budget' };
+
+/**
+ * The outbox's texts for this delivery: without a real SMS provider, this is where the codes are;
+ * with one, only the codes that were not texted are here.
+ */
 function textsSection(d: DeliveryResource, texts: TextView[]): Html | '' {
   if (texts.length === 0) {
     if (d.verification_method !== 'otp') return '';
@@ -79,9 +87,16 @@ function textsSection(d: DeliveryResource, texts: TextView[]): Html | '' {
       <p class="muted">The hand-over codes went out through the SMS provider; they are not kept here.</p>
     </section>`;
   }
+  const inOutbox = texts.some((t) => t.withheld === null);
+  const keptBack = texts.some((t) => t.withheld !== null);
   return html`<section class="panel" aria-labelledby="texts-title">
     <h2 id="texts-title">Texts to recipients</h2>
-    <p class="muted">Sent to the SMS outbox (no SMS provider is configured), so nobody’s phone received them.</p>
+    ${inOutbox ? html`<p class="muted">Sent to the SMS outbox (no SMS provider is configured), so nobody’s phone received them.</p>` : ''}
+    ${
+      keptBack
+        ? html`<p>Codes marked <strong>Not texted</strong> were kept back: your deliveries went over the hourly text budget. Give each code to its recipient yourself; the rider completes the hand-over with it as usual.</p>`
+        : ''
+    }
     <table class="cards">
       <caption class="visually-hidden">Texts to recipients</caption>
       <thead><tr><th scope="col">To</th><th scope="col">Message</th><th scope="col">Sent</th></tr></thead>
@@ -90,7 +105,7 @@ function textsSection(d: DeliveryResource, texts: TextView[]): Html | '' {
         (t) => html`<tr>
           <th scope="row" data-label="To" class="nowrap">${t.to}</th>
           <td data-label="Message">${t.body}</td>
-          <td data-label="Sent">${when(t.created_at)}</td>
+          <td data-label="Sent">${t.withheld === null ? when(t.created_at) : html`<strong>Not texted</strong>: ${WITHHELD[t.withheld] ?? t.withheld}`}</td>
         </tr>`,
       )}
       </tbody>
