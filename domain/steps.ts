@@ -73,6 +73,8 @@ export const riderBusy = (status: DeliveryStatus): Refusal => refuse(REFUSAL.con
 export const noLongerAvailable = (status: DeliveryStatus): Refusal => refuse(REFUSAL.conflict, 'This job is no longer available', status);
 export const riderNotFree = (status: DeliveryStatus): Refusal =>
   refuse(REFUSAL.conflict, 'That rider is not free to take the job (unknown, revoked, or holding another)', status);
+export const handoverInProgress = (status: DeliveryStatus): Refusal =>
+  refuse(REFUSAL.invalidTransition, 'Another hand-over of this job is being recorded; try again in a moment', status);
 export const anotherRiderAccepting = (status: DeliveryStatus): Refusal =>
   refuse(REFUSAL.conflict, 'Another rider is taking this job', status);
 

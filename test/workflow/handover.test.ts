@@ -132,3 +132,57 @@ describe('hand-over codes', () => {
     });
   });
 });
+
+describe('one hand-over at a time', () => {
+  /**
+   * Two copies of the same hand-over sent while no worker runs, so one activation carries both;
+   * resolves once both reached the server, with their outcomes still to come.
+   */
+  async function sentTogether<T>(send: () => Promise<T>): Promise<{ outcomes: Promise<PromiseSettledResult<T>[]> }> {
+    const outcomes = Promise.allSettled([send(), send()]);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    return { outcomes };
+  }
+
+  it.each([
+    ['a stop handed over without proof', 'none'],
+    ['a stop handed over with a photo', 'photo'],
+  ] as const)('takes %s once when two arrive in one activation', async (_name, kind) => {
+    const world = new FakeWorld();
+    const input = deliveryInput({ stops: STOPS, verificationMethod: kind });
+    const proof: HandoverProof = kind === 'photo' ? { kind: 'photo', storageKey: 'stop-0.png' } : none;
+    const handle = await env().withWorker(world, () => inTransit(input));
+    const settled = (await sentTogether(() => handle.executeUpdate(completeStopUpdate, { args: [{ ...KOFI, index: 0, proof }] }))).outcomes;
+    const outcomes = await env().withWorker(
+      world,
+      async () => {
+        const results = await settled;
+        expect((await handle.query(stateQuery)).stopsCompleted).toBe(1);
+        return results;
+      },
+      { sameQueue: true },
+    );
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    const refused = outcomes.find((o) => o.status === 'rejected') as PromiseRejectedResult;
+    expect(await refusalOf(Promise.reject(refused.reason))).toMatchObject({ type: 'InvalidTransition', details: { status: 'in_transit' } });
+    expect(world.stopsHandedOver).toEqual([0]);
+  });
+
+  it('delivers once, with one event, when two final hand-overs arrive in one activation', async () => {
+    const world = new FakeWorld();
+    const input = deliveryInput();
+    const handle = await env().withWorker(world, () => inTransit(input));
+    const settled = (await sentTogether(() => handle.executeUpdate(deliverUpdate, { args: [{ ...KOFI, proof: none }] }))).outcomes;
+    const outcomes = await env().withWorker(
+      world,
+      async () => {
+        const results = await settled;
+        await handle.result();
+        return results;
+      },
+      { sameQueue: true },
+    );
+    expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    expect(world.statuses().filter((status) => status === 'delivered')).toHaveLength(1);
+  });
+});

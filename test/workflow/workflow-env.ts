@@ -78,9 +78,12 @@ export class WorkflowTestEnv {
     await this.env.teardown();
   }
 
-  /** Runs `story` while a worker serves the delivery workflow with activities over `world`. */
-  async withWorker<T>(world: FakeWorld, story: () => Promise<T>): Promise<T> {
-    const taskQueue = `workflow-test-${randomUUID()}`;
+  /**
+   * Runs `story` while a worker serves the delivery workflow with activities over `world`, on a
+   * task queue of its own, or on the previous story's (`sameQueue`), as a restarted worker would.
+   */
+  async withWorker<T>(world: FakeWorld, story: () => Promise<T>, { sameQueue = false } = {}): Promise<T> {
+    const taskQueue = sameQueue && this.taskQueue ? this.taskQueue : `workflow-test-${randomUUID()}`;
     const worker = await Worker.create({
       connection: this.env.nativeConnection,
       taskQueue,

@@ -1,7 +1,7 @@
 import { condition, upsertSearchAttributes } from '@temporalio/workflow';
 import type { LatLng } from '../../domain/geo';
 import { ACTIVE_FOR_RIDER, FINAL_DROP, isTerminal, type DeliveryStatus, type PaymentStatus } from '../../domain/lifecycle';
-import { anotherRiderAccepting, refusalFor, riderBusy, riderNotFree, REFUSAL, type DeliverySnapshot } from '../../domain/steps';
+import { anotherRiderAccepting, handoverInProgress, refusalFor, riderBusy, riderNotFree, REFUSAL, type DeliverySnapshot } from '../../domain/steps';
 import {
   DeliveryStatusKey,
   NeedsAttentionKey,
@@ -41,6 +41,8 @@ export class Delivery {
   confirmedPayment: PaymentOutcome | undefined;
   /** Whether the recorded outcome is the gateway's word. */
   paymentConfirmed = false;
+  /** A hand-over's proof is being checked or its state changed: another waits its turn (refused). */
+  handingOver = false;
   /** The rider has gone silent (the street watch said so): `NeedsAttention` is set on this workflow. */
   needsAttention = false;
   readonly recorder: Recorder;
@@ -90,16 +92,33 @@ export class Delivery {
     throwIfRefused(refusalFor(this.rulesView(), { kind, riderId: action.riderId }));
   }
 
-  /** Stops are handed over in array order, each with the proof the booking asked for. */
+  /** Stops are handed over in array order, each with the proof the booking asked for, one at a time. */
   checkStop(action: StopHandoverAction): void {
-    const { riderId, index, proof } = action;
-    throwIfRefused(refusalFor(this.rulesView(), { kind: 'complete_stop', riderId, index, proof: proof.kind }));
-    this.checkCodeLock(proof, index);
+    this.stopRules(action);
+    this.checkCodeLock(action.proof, action.index);
+    this.checkOneHandover();
   }
 
   checkDeliver(action: HandoverAction): void {
-    throwIfRefused(refusalFor(this.rulesView(), { kind: 'deliver', riderId: action.riderId, proof: action.proof.kind }));
+    this.deliverRules(action);
     this.checkCodeLock(action.proof, FINAL_DROP);
+    this.checkOneHandover();
+  }
+
+  private stopRules({ riderId, index, proof }: StopHandoverAction): void {
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'complete_stop', riderId, index, proof: proof.kind }));
+  }
+
+  private deliverRules({ riderId, proof }: HandoverAction): void {
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'deliver', riderId, proof: proof.kind }));
+  }
+
+  /**
+   * A hand-over being taken is not yet in `stopsCompleted` or `status` (its proof may be checked
+   * first): another that arrives meanwhile, even in the same activation, is refused, not taken twice.
+   */
+  private checkOneHandover(): void {
+    if (this.handingOver) throw failureOf(handoverInProgress(this.status));
   }
 
   checkCancel(): void {
@@ -216,8 +235,9 @@ export class Delivery {
   }
 
   async completeStop(action: StopHandoverAction): Promise<DeliveryState> {
-    await this.verify(action.proof, action.index, () => this.checkStop(action));
-    this.stopsCompleted += 1;
+    await this.handOver(action.proof, action.index, () => this.stopRules(action), () => {
+      this.stopsCompleted += 1;
+    });
     const at = new Date().toISOString();
     await this.recorder.write(() =>
       this.acts.db.recordStopHandover({
@@ -231,8 +251,26 @@ export class Delivery {
   }
 
   async deliver(action: HandoverAction): Promise<DeliveryState> {
-    await this.verify(action.proof, FINAL_DROP, () => this.checkDeliver(action));
-    return this.moveTo('delivered', action);
+    let delivered: Promise<DeliveryState> | undefined;
+    await this.handOver(action.proof, FINAL_DROP, () => this.deliverRules(action), () => {
+      // moveTo sets the status before it writes: the hand-over is taken from here on.
+      delivered = this.moveTo('delivered', action);
+    });
+    return delivered as Promise<DeliveryState>;
+  }
+
+  /**
+   * Takes one hand-over: marked as under way before anything is awaited (so a second one is
+   * refused by its validator), its proof checked, then `take` changes the state.
+   */
+  private async handOver(proof: HandoverProof, position: number, rules: () => void, take: () => void): Promise<void> {
+    this.handingOver = true;
+    try {
+      await this.verify(proof, position, rules);
+      take();
+    } finally {
+      this.handingOver = false;
+    }
   }
 
   async cancel(): Promise<DeliveryState> {
