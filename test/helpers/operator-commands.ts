@@ -3,24 +3,29 @@ import { promisify } from 'node:util';
 
 const run = promisify(execFile);
 
-/** The environment an operator's command runs in: the test database as DATABASE_URL. */
-function operatorEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  return { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, ...extra };
-}
-
-/** Runs an operator command exactly as an operator types it, and parses its one line of JSON. */
-export async function ops(...args: string[]): Promise<any> {
-  const { stdout } = await run('npm', ['run', 'ops', '--', ...args], { env: operatorEnv() });
-  return JSON.parse(stdout);
-}
-
-/** Runs an operator command that must fail: its exit code and the one line it printed, parsed. */
-export async function opsRefusal(...args: string[]): Promise<{ code: number; output: any }> {
-  const refused = await run('npm', ['run', '--silent', 'ops', '--', ...args], { env: operatorEnv() }).then(
-    () => {
-      throw new Error(`ops ${args.join(' ')} succeeded`);
+/**
+ * Operator commands run exactly as an operator types them, against the test database and Temporal
+ * server, with `settings` added to their environment (a test's shortened RIDER_SILENT_MINUTES, say).
+ */
+export function operatorCommands(settings: Record<string, string> = {}) {
+  const env = { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS, ...settings };
+  return {
+    /** Runs a command that must succeed, and parses its one line of JSON. */
+    async ops(...args: string[]): Promise<any> {
+      const { stdout } = await run('npm', ['run', '--silent', 'ops', '--', ...args], { env });
+      return JSON.parse(stdout);
     },
-    (error: { code: number; stdout: string }) => error,
-  );
-  return { code: refused.code, output: JSON.parse(refused.stdout) };
+    /** Runs a command that must fail: its exit code and the one line it printed, parsed. */
+    async opsRefusal(...args: string[]): Promise<{ code: number; output: any }> {
+      const refused = await run('npm', ['run', '--silent', 'ops', '--', ...args], { env }).then(
+        () => {
+          throw new Error(`ops ${args.join(' ')} succeeded`);
+        },
+        (error: { code: number; stdout: string }) => error,
+      );
+      return { code: refused.code, output: JSON.parse(refused.stdout) };
+    },
+  };
 }
+
+export const { ops, opsRefusal } = operatorCommands();

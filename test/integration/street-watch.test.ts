@@ -1,5 +1,3 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { createStreetWatchActivities } from '../../activities/street-watch';
 import type { ActivityDeps } from '../../activities/deps';
 import { deliveryWorkflowId } from '../../domain/reference';
@@ -8,11 +6,10 @@ import { deliveryRow, offersMadeFor } from '../helpers/db-deliveries';
 import { expireRiderToken, riderRow, silenceRider } from '../helpers/db-riders';
 import { webhookEventsOf } from '../helpers/db-webhooks';
 import { api, eventually } from '../helpers/http';
+import { operatorCommands } from '../helpers/operator-commands';
 import { makePartner, makeRider } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
 import { startTestStack, type TestStack } from '../helpers/stack';
-
-const run = promisify(execFile);
 
 /** Short enough to see in a test: silent for 3 s needs attention, for 6 s goes offline, 5 s old is stale. */
 const STREET = { RIDER_SILENT_MINUTES: '0.05', RIDER_OFFLINE_MINUTES: '0.1', RIDER_FRESH_SECONDS: '5' };
@@ -30,16 +27,8 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** An operator command as an operator types it: its one line of JSON, and whether it failed. */
-async function ops(...args: string[]): Promise<{ ok: boolean; body: any }> {
-  const env = { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS, ...STREET };
-  try {
-    const { stdout } = await run('npm', ['run', '--silent', 'ops', '--', ...args], { env });
-    return { ok: true, body: JSON.parse(stdout) };
-  } catch (error) {
-    return { ok: false, body: JSON.parse((error as { stdout: string }).stdout) };
-  }
-}
+/** The operator's commands, with the same short street settings as the stack. */
+const { ops, opsRefusal } = operatorCommands(STREET);
 
 async function livePartner() {
   const partner = await makePartner(stack.orm);
@@ -79,7 +68,7 @@ describe('ghost riders', () => {
   it('sets a rider offline when the token is revoked or has expired', async () => {
     const revoked = await makeRider(stack.orm, ACCRA.makola, 'Esi Revoked');
     const expired = await makeRider(stack.orm, ACCRA.makola, 'Kwame Expired');
-    expect((await ops('rider:revoke', '--rider', revoked.riderId)).body).toEqual({ rider_id: revoked.riderId, revoked: true });
+    expect(await ops('rider:revoke', '--rider', revoked.riderId)).toEqual({ rider_id: revoked.riderId, revoked: true });
     expect(await riderRow(stack.orm, revoked.riderId)).toMatchObject({ online: false, offline_reason: 'signed_out' });
     await expireRiderToken(stack.orm, expired.riderId, { minutes: 1 });
     await watch();
@@ -100,7 +89,7 @@ describe('a job whose rider went silent', () => {
     expect((await deliveryRow(stack.orm, created.id))?.attention_since).toBeNull();
     await new Promise((resolve) => setTimeout(resolve, 3_500));
     await watch();
-    const listed = (await ops('jobs:attention')).body.jobs.find((j: { delivery_id: string }) => j.delivery_id === created.id);
+    const listed = (await ops('jobs:attention')).jobs.find((j: { delivery_id: string }) => j.delivery_id === created.id);
     expect(listed).toEqual({ delivery_id: created.id, status: 'picked_up', rider_id: rider.riderId, silent_since: expect.any(String) });
     expect(Date.parse(listed.silent_since)).toBeLessThan(Date.now() - 3_000);
     await eventually(async () => JSON.stringify(await needsAttention(created.id)) === '[true]', 5_000, 'NeedsAttention set');
@@ -108,7 +97,7 @@ describe('a job whose rider went silent', () => {
 
     expect((await rider.client.post('/rider/location', ACCRA.makola)).status).toBe(204);
     await watch();
-    expect((await ops('jobs:attention')).body.jobs.map((j: { delivery_id: string }) => j.delivery_id)).not.toContain(created.id);
+    expect((await ops('jobs:attention')).jobs.map((j: { delivery_id: string }) => j.delivery_id)).not.toContain(created.id);
     await eventually(async () => JSON.stringify(await needsAttention(created.id)) === '[false]', 5_000, 'NeedsAttention cleared');
     await rider.depart(created.id);
     expect((await rider.deliver(created.id)).status).toBe(200);
@@ -125,7 +114,7 @@ describe('a job whose rider went silent', () => {
     const esi = await makeRider(stack.orm, ACCRA.makola, 'Esi Standby');
     const esiApp = api(stack.baseUrl, esi.riderToken);
     const moved = await ops('job:reassign', '--delivery', created.id, '--rider', esi.riderId);
-    expect(moved).toEqual({ ok: true, body: { delivery_id: created.id, status: 'picked_up', rider_id: esi.riderId, offered_again: false } });
+    expect(moved).toEqual({ delivery_id: created.id, status: 'picked_up', rider_id: esi.riderId, offered_again: false });
 
     const record = (await partner.client.get(`/partner/deliveries/${created.id}`)).body;
     expect(record).toMatchObject({ status: 'picked_up', rider_id: esi.riderId, rider: { id: esi.riderId } });
@@ -150,14 +139,13 @@ describe('a job whose rider went silent', () => {
     const busy = await riderApp(stack.baseUrl, stack.orm, 'Ama Busy');
     const other = await book(stack.baseUrl, partner.liveKey);
     await busy.take(other.id);
-    const refused = await ops('job:reassign', '--delivery', created.id, '--rider', busy.riderId);
-    expect(refused.ok).toBe(false);
-    expect(refused.body.error).toMatch(/not free/);
+    const refused = await opsRefusal('job:reassign', '--delivery', created.id, '--rider', busy.riderId);
+    expect(refused).toMatchObject({ code: 2, output: { error: expect.stringMatching(/not free/) } });
     expect((await deliveryRow(stack.orm, created.id))?.rider_id).toBe(kofi.riderId);
     await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
     await partner.client.post(`/partner/deliveries/${other.id}/cancel`);
-    const ended = await ops('job:reassign', '--delivery', created.id, '--rider', busy.riderId);
-    expect(ended).toMatchObject({ ok: false, body: { error: expect.stringMatching(/cancelled/) } });
+    const ended = await opsRefusal('job:reassign', '--delivery', created.id, '--rider', busy.riderId);
+    expect(ended.output.error).toMatch(/cancelled/);
   });
 
   it('keeps a rider who holds a job from being revoked, unless the job is offered again first', async () => {
@@ -165,13 +153,12 @@ describe('a job whose rider went silent', () => {
     const kwesi = await riderApp(stack.baseUrl, stack.orm, 'Kwesi Leaving');
     const created = await book(stack.baseUrl, partner.liveKey);
     await kwesi.take(created.id);
-    const refused = await ops('rider:revoke', '--rider', kwesi.riderId);
-    expect(refused.ok).toBe(false);
-    expect(refused.body.error).toContain(created.id);
+    const refused = await opsRefusal('rider:revoke', '--rider', kwesi.riderId);
+    expect(refused.output.error).toContain(created.id);
     expect((await kwesi.client.get('/rider/deliveries/current')).status).toBe(200);
 
     const revoked = await ops('rider:revoke', '--rider', kwesi.riderId, '--reassign');
-    expect(revoked.body).toMatchObject({ rider_id: kwesi.riderId, revoked: true, reassigned: { delivery_id: created.id, status: 'accepted', rider_id: null } });
+    expect(revoked).toMatchObject({ rider_id: kwesi.riderId, revoked: true, reassigned: { delivery_id: created.id, status: 'accepted', rider_id: null } });
     expect(await deliveryRow(stack.orm, created.id)).toMatchObject({ status: 'accepted', rider_id: null });
 
     // Offered again near the pickup; a rider nearby takes it over as it stands, and picks it up next.
