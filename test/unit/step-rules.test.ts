@@ -10,10 +10,31 @@ function onTheWay(overrides: Partial<DeliverySnapshot> = {}): DeliverySnapshot {
 
 describe('the step rules the workflow and the API share', () => {
   it('lets an accept through only while the job is pending, and says so with the status otherwise', () => {
-    for (const status of DELIVERY_STATUSES) {
-      const refused = refusalFor(onTheWay({ status, riderId: null }), { kind: 'accept' });
-      if (status === 'pending') expect(refused).toBeNull();
-      else expect(refused).toEqual({ kind: REFUSAL.conflict, message: 'This job is no longer available', details: { status } });
+    expect(refusalFor(onTheWay({ status: 'pending', riderId: null }), { kind: 'accept' })).toBeNull();
+    for (const status of DELIVERY_STATUSES.filter((s) => s !== 'pending')) {
+      expect(refusalFor(onTheWay({ status, riderId: 'rider-esi' }), { kind: 'accept' })).toEqual({
+        kind: REFUSAL.conflict,
+        message: 'This job is no longer available',
+        details: { status },
+      });
+    }
+  });
+
+  it('lets a rider take over a job an operator offered again, as it stands, and nothing that has ended', () => {
+    const taken = DELIVERY_STATUSES.filter((status) => refusalFor(onTheWay({ status, riderId: null }), { kind: 'accept' }) === null);
+    expect(taken).toEqual(['pending', 'accepted', 'picked_up', 'in_transit']);
+  });
+
+  it('reassigns only a job under way, and never to the rider who holds it', () => {
+    expect(refusalFor(onTheWay({ status: 'picked_up' }), { kind: 'reassign', toRiderId: 'rider-esi' })).toBeNull();
+    expect(refusalFor(onTheWay({ status: 'picked_up' }), { kind: 'reassign', toRiderId: null })).toBeNull();
+    expect(refusalFor(onTheWay({ status: 'picked_up' }), { kind: 'reassign', toRiderId: KOFI })).toMatchObject({ kind: REFUSAL.conflict });
+    for (const status of ['pending', 'delivered', 'cancelled', 'expired'] as const) {
+      expect(refusalFor(onTheWay({ status }), { kind: 'reassign', toRiderId: 'rider-esi' })).toEqual({
+        kind: REFUSAL.invalidTransition,
+        message: `A delivery that is ${status} has no rider to replace`,
+        details: { status },
+      });
     }
   });
 

@@ -64,6 +64,9 @@ export function createFakeActivities(world: FakeWorld): Activities {
     async textHandoverCodes() {},
     async recordTransition({ status, riderId }) {
       await pause(world.transitionWriteMs);
+      // As Postgres keeps it: one event per status, so a write tried again (a local activity run
+      // again after a slow workflow task) records nothing new.
+      if (world.transitions.some((t) => t.status === status)) return { eventId: `event-${status}` };
       world.transitions.push({ status, riderId });
       if (['delivered', 'cancelled', 'expired'].includes(status) && riderId) world.riderJobs.delete(riderId);
       return { eventId: `event-${status}` };

@@ -183,6 +183,8 @@ describe('one hand-over at a time', () => {
       { sameQueue: true },
     );
     expect(outcomes.map((o) => o.status).sort()).toEqual(['fulfilled', 'rejected']);
+    // One hand-over taken: one status change, and one callback sent for it.
     expect(world.statuses().filter((status) => status === 'delivered')).toHaveLength(1);
+    expect(world.webhooksSent.filter((eventId) => eventId === 'event-delivered')).toHaveLength(1);
   });
 });
