@@ -1,11 +1,10 @@
-import { execFile } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Page, Request } from 'playwright-core';
 import { launchChromium } from '../helpers/browser';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
+import { operatorCommands } from '../helpers/operator-commands';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
 import { startTestReceiver, type TestReceiver } from '../helpers/webhook-test-receiver';
@@ -13,8 +12,6 @@ import { handoverPhotosOf } from '../helpers/db-deliveries';
 import { riderRow, setRider } from '../helpers/db-riders';
 import { readOutbox } from '../../db/sms-outbox';
 import { RIDER_TOKEN_CHANGES_READ_EVERY_MS } from '../../api/middleware/rider-auth';
-
-const run = promisify(execFile);
 
 /** Screenshots of every screen at a small Android phone's size, kept for people to look at (gitignored). */
 const ARTIFACTS = path.resolve(__dirname, '../../test-artifacts/rider-app');
@@ -44,13 +41,8 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** Runs an operator command as an operator types it, with the API's address for the sign-in link. */
-async function ops(...args: string[]): Promise<any> {
-  const { stdout } = await run('npm', ['run', '--silent', 'ops', '--', ...args], {
-    env: { ...process.env, DATABASE_URL: process.env.TEST_DATABASE_URL, SITE_URL: stack.baseUrl },
-  });
-  return JSON.parse(stdout);
-}
+/** An operator command, with the API's address for the sign-in link. */
+const ops = (...args: string[]) => operatorCommands({ SITE_URL: stack.baseUrl }).ops(...args);
 
 /** A phone at Makola Market, its position shared with the app unless `geolocation` is false. */
 async function phone(geolocation = true, options: { blockServiceWorker?: boolean } = {}): Promise<{ context: BrowserContext; page: Page }> {
@@ -384,6 +376,28 @@ describe('the rider app in a phone browser', () => {
     expect(problems).toEqual([]);
     await context.close();
   }, 90_000);
+
+  it('tells a rider the service set offline after the phone went silent, and goes online again with the switch', async () => {
+    const rider = await ops('rider:create', '--name', 'Kojo Sleepy');
+    const { context, page } = await phone();
+    await page.goto(rider.sign_in_url);
+    await page.getByRole('switch', { name: 'Go online' }).tap();
+    await page.getByText('You are online', { exact: true }).waitFor();
+    // What a round of the street watch leaves for a rider silent too long.
+    await setRider(stack.orm, rider.rider_id, { online: false, offline_reason: 'silent' });
+    // The phone comes back to the screen.
+    await page.evaluate("document.dispatchEvent(new Event('visibilitychange'))");
+    await page.getByText('You were set offline: no position came from this phone', { exact: false }).waitFor();
+    await page.getByText('You are offline', { exact: true }).waitFor();
+    await shot(page, '18-set-offline-after-silence');
+    await page.getByRole('switch', { name: 'Go online' }).tap();
+    await page.getByText('You are online', { exact: true }).waitFor();
+    await eventually(async () => (await riderRow(stack.orm, rider.rider_id))?.online === true, 10_000, 'the rider online again');
+    expect((await riderRow(stack.orm, rider.rider_id))?.offline_reason).toBeNull();
+    await setRider(stack.orm, rider.rider_id, { online: false });
+    expect(problems).toEqual([]);
+    await context.close();
+  }, 60_000);
 
   it('says how to allow location when the phone refuses it', async () => {
     const rider = await ops('rider:create', '--name', 'Abena NoGPS');

@@ -46,11 +46,13 @@ export interface RiderFields {
   rating?: number | null;
   vehicle?: string | null;
   phone?: string;
+  /** Why the service set the rider offline (`silent`, `signed_out`), as the street watch records it. */
+  offline_reason?: string | null;
 }
 
 export async function setRider(orm: Orm, riderId: string, fields: RiderFields): Promise<void> {
   // The column names come from RiderFields' keys, never from a caller's strings.
-  const columns = (['online', 'rating', 'vehicle', 'phone'] as const).filter((column) => column in fields);
+  const columns = (['online', 'rating', 'vehicle', 'phone', 'offline_reason'] as const).filter((column) => column in fields);
   if (columns.length === 0) return;
   await write(orm, `update riders set ${columns.map((c) => `${c} = ?`).join(', ')} where id = ?`, [...columns.map((c) => fields[c]), riderId]);
 }

@@ -264,17 +264,12 @@ async function checkStillOnline() {
     return;
   }
   if (availability.online || !state.online) return;
-  stopWatching();
-  stopOffers();
-  state.online = false;
-  localStorage.setItem(ONLINE_KEY, '0');
-  renderAvailability();
-  renderOffers([]);
-  $('position-status').textContent = '';
+  stopBeingOnline();
   locationProblem(availability.offline_reason === 'signed_out' ? 'setOfflineSignedOut' : 'setOfflineSilent');
 }
 
-async function goOffline() {
+/** Stops what being online runs (position, offers) and shows the rider offline. */
+function stopBeingOnline() {
   stopWatching();
   stopOffers();
   state.online = false;
@@ -282,6 +277,10 @@ async function goOffline() {
   renderAvailability();
   renderOffers([]);
   $('position-status').textContent = '';
+}
+
+async function goOffline() {
+  stopBeingOnline();
   await call('PUT', '/rider/availability', { online: false }).catch((error) => error.status !== 401 && toast(explain(error)));
 }
 
