@@ -4,7 +4,8 @@ import type { Orm } from '../../db/orm';
 import { poolTransaction } from '../../db/pool-query';
 import { deliveryReference } from '../../domain/reference';
 import type { BookingRequest, Delivery, PaymentMethod, PaymentMethodRequest } from '../../clients/typescript/src';
-import { partnerClient } from './partners';
+import { api } from './http';
+import { makePartner, partnerClient } from './partners';
 
 /** Sandbox test numbers (DESIGN section 6). */
 export const SANDBOX = {
@@ -104,4 +105,11 @@ export async function commitBookingRow(
     }),
   );
   return id;
+}
+
+/** A partner with a live key and a sandbox Mobile Money account, and its keyed API client. */
+export async function livePartner(stack: { orm: Orm; baseUrl: string }) {
+  const partner = await makePartner(stack.orm);
+  await registerAccount(stack.baseUrl, partner.liveKey);
+  return { ...partner, client: api(stack.baseUrl, partner.liveKey) };
 }

@@ -33,3 +33,8 @@ export async function makeRider(orm: Orm, at = { lat: 5.55, lng: -0.2 }, name = 
   await setRider(orm, rider.riderId, { online: true });
   return rider;
 }
+
+/** A Ghana mobile number of this run's own, on the network of `prefix` (24, 20, 54…). */
+export function ghanaMobile(prefix: string): string {
+  return `+233${prefix}${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
+}

@@ -1,6 +1,7 @@
 import type { Orm } from '../../db/orm';
 import { api, eventually } from './http';
-import { makeRider } from './partners';
+import { ghanaMobile, makeRider } from './partners';
+import { setRider } from './db-riders';
 import { ACCRA } from './bookings';
 
 /** A rider app over HTTP: waits for an offer, then takes and walks the job. */
@@ -28,4 +29,12 @@ export async function riderApp(baseUrl: string, orm: Orm, name = 'Kofi Mensah', 
     completeStop: (id: string, index: number, body?: unknown) => client.post(`/rider/deliveries/${id}/stops/${index}/complete`, body),
     deliver: (id: string, body?: unknown) => client.post(`/rider/deliveries/${id}/deliver`, body),
   };
+}
+
+/** A rider app whose rider has a phone on record (`rider:create --phone`), for masked calls. */
+export async function riderWithPhone(stack: { orm: Orm; baseUrl: string }, name: string) {
+  const rider = await riderApp(stack.baseUrl, stack.orm, name);
+  const phone = ghanaMobile('24');
+  await setRider(stack.orm, rider.riderId, { phone });
+  return { ...rider, phone };
 }

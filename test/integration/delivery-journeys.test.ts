@@ -1,7 +1,7 @@
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
-import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
+import { ACCRA, book, livePartner, registerAccount, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
 import { readOutbox } from '../../db/sms-outbox';
 import { deliveryWorkflowId } from '../../domain/reference';
@@ -17,12 +17,6 @@ afterAll(async () => {
   await stack?.close();
 });
 
-async function livePartner() {
-  const partner = await makePartner(stack.orm);
-  await registerAccount(stack.baseUrl, partner.liveKey);
-  return { ...partner, client: api(stack.baseUrl, partner.liveKey) };
-}
-
 const trail = (delivery: { events: { status: string }[] }) => delivery.events.map((e) => e.status);
 
 /** The riders a job has been offered to, once there are at least `count` of them. */
@@ -33,7 +27,7 @@ async function offersOnceThereAre(deliveryId: string, count: number, what: strin
 
 describe('cancelling', () => {
   it('cancels a pending delivery for free, and a second cancel answers it again', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const created = await book(stack.baseUrl, partner.liveKey);
     const first = await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
     expect(first.status).toBe(200);
@@ -45,7 +39,7 @@ describe('cancelling', () => {
   });
 
   it('cancels an accepted delivery and frees the rider', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, partner.liveKey);
     await rider.take(created.id);
@@ -57,7 +51,7 @@ describe('cancelling', () => {
   });
 
   it('refuses a cancel once the parcel is picked up, with the current status in details', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, partner.liveKey);
     await rider.take(created.id);
@@ -79,7 +73,7 @@ describe('cancelling', () => {
 
 describe('dispatch', () => {
   it('holds a rider to one active job at a time', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const first = await book(stack.baseUrl, partner.liveKey);
     const second = await book(stack.baseUrl, partner.liveKey);
@@ -93,7 +87,7 @@ describe('dispatch', () => {
   });
 
   it('shows a rider no offers while holding a job or offline, and the open ones again when free', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const first = await book(stack.baseUrl, partner.liveKey);
     const second = await book(stack.baseUrl, partner.liveKey);
@@ -114,7 +108,7 @@ describe('dispatch', () => {
   });
 
   it('widens the search on its timer: a rider beyond the first radius is offered the job only then', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     // About 4.5 km north of the pickup: outside the first 3 km, inside the 6 km of the first widening.
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Kwesi Afar', { lat: ACCRA.makola.lat + 0.0405, lng: ACCRA.makola.lng });
     const booked = Date.now();
@@ -129,7 +123,7 @@ describe('dispatch', () => {
   });
 
   it('offers a job to the 20 nearest free riders first, and to the next nearest when the search widens', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     // Ada, in the service area's east where no other test's riders wait: 22 riders in a line north
     // of the pickup, 100 m apart, all inside the first 3 km; 14 inside dispatch's first look
     // (NEAR_FIRST_KM), so the round reads on to its whole radius for the other six.
@@ -144,7 +138,7 @@ describe('dispatch', () => {
   });
 
   it('offers the first round to the 20 nearest of a crowd waiting close to the pickup', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     // Sege, in the service area 28 km from Ada, where no other test's riders wait: 24 riders in a
     // line east of the pickup, 50 m apart, all inside dispatch's first look (NEAR_FIRST_KM), and
     // one more 2 km away.
@@ -160,7 +154,7 @@ describe('dispatch', () => {
   });
 
   it('does not offer a job to a rider far from the pickup', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const far = await riderApp(stack.baseUrl, stack.orm, 'Far Rider', { lat: 6.69, lng: -1.62 }); // Kumasi
     const created = await book(stack.baseUrl, partner.liveKey);
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -169,7 +163,7 @@ describe('dispatch', () => {
   });
 
   it('keeps the search attributes and the state query current for ops staff', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, partner.liveKey);
     await rider.take(created.id);
@@ -185,7 +179,7 @@ describe('dispatch', () => {
 
 describe('messages the workflow refuses', () => {
   it('refuses them in the validator, so the refusal adds nothing to the workflow history', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, partner.liveKey);
     await rider.take(created.id);
@@ -249,7 +243,7 @@ describe('a test-mode delivery cancelled while the robo rider holds it', () => {
 
 describe('multi-drop deliveries', () => {
   it('hands over each stop in array order before the final drop', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, partner.liveKey, {
       additional_stops: [stopBody(), stopBody({ dropoff_lat: ACCRA.legon.lat, dropoff_lng: ACCRA.legon.lng, dropoff_address: 'Legon' })],
@@ -272,7 +266,7 @@ describe('multi-drop deliveries', () => {
   });
 
   it('refuses a stop out of order, with the next stop in details', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, partner.liveKey, {
       verification_method: 'otp',
@@ -289,7 +283,7 @@ describe('multi-drop deliveries', () => {
   });
 
   it('prices a multi-drop route over the whole route', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const single = await book(stack.baseUrl, partner.liveKey);
     const multi = await book(stack.baseUrl, partner.liveKey, {
       additional_stops: [stopBody({ dropoff_lat: ACCRA.legon.lat, dropoff_lng: ACCRA.legon.lng })],
@@ -302,7 +296,7 @@ describe('multi-drop deliveries', () => {
 describe('verification at hand-over', () => {
   /** A live `otp` delivery walked to `in_transit`, with the code its recipient was texted. */
   async function otpDeliveryInTransit(recipient: string) {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, partner.liveKey, { verification_method: 'otp', recipient_phone: recipient });
     const message = await eventually(
@@ -359,7 +353,7 @@ describe('verification at hand-over', () => {
   });
 
   it('requires a photo upload for photo verification', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, partner.liveKey, { verification_method: 'photo' });
     await rider.take(created.id);
@@ -403,7 +397,7 @@ describe('verification at hand-over', () => {
   });
 
   it('knows a photo by its bytes, whatever type the upload part declares', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, partner.liveKey, { verification_method: 'photo', additional_stops: [stopBody()] });
     await rider.take(created.id);
@@ -436,7 +430,7 @@ describe('verification at hand-over', () => {
 
 describe('a worker that dies mid-delivery', () => {
   it('loses nothing: the delivery finishes after the worker comes back', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, partner.liveKey);
     await rider.take(created.id);
@@ -455,14 +449,14 @@ describe('a worker that dies mid-delivery', () => {
 
 describe('listing', () => {
   it('lists newest first and pages with limit and offset; another partner sees none of it', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push((await book(stack.baseUrl, partner.liveKey)).id);
     const page1 = await partner.client.get('/partner/deliveries?limit=2');
     const page2 = await partner.client.get('/partner/deliveries?limit=2&offset=2');
     expect(page1.body.map((d: { id: string }) => d.id)).toEqual([ids[2], ids[1]]);
     expect(page2.body.map((d: { id: string }) => d.id)).toEqual([ids[0]]);
-    const other = await livePartner();
+    const other = await livePartner(stack);
     expect((await other.client.get('/partner/deliveries')).body).toEqual([]);
     expect((await other.client.get(`/partner/deliveries/${ids[0]}`)).status).toBe(404);
     expect((await other.client.post(`/partner/deliveries/${ids[0]}/cancel`)).status).toBe(404);

@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { makePartner } from '../helpers/partners';
-import { book, registerAccount, stopBody } from '../helpers/bookings';
-import { riderApp } from '../helpers/riders';
+import { ghanaMobile } from '../helpers/partners';
+import { book, livePartner, stopBody } from '../helpers/bookings';
+import { riderApp, riderWithPhone } from '../helpers/riders';
 import { api } from '../helpers/http';
-import { setRider } from '../helpers/db-riders';
 import { capturingLogger } from '../helpers/captured-logs';
 import { readDeliveryCalls } from '../../db/call-sessions';
 import { REFUSAL_SPOKEN } from '../../api/providers/voice-callback-routes';
@@ -42,32 +41,13 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** A Ghana mobile number of this run's own. */
-function mobile(prefix: string): string {
-  return `+233${prefix}${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-}
-
-async function livePartner() {
-  const partner = await makePartner(stack.orm);
-  await registerAccount(stack.baseUrl, partner.liveKey);
-  return partner;
-}
-
-/** A rider app whose rider has a phone on record (`rider:create --phone`). */
-async function riderWithPhone(name: string) {
-  const rider = await riderApp(stack.baseUrl, stack.orm, name);
-  const phone = mobile('24');
-  await setRider(stack.orm, rider.riderId, { phone });
-  return { ...rider, phone };
-}
-
 const refused = { refused: REFUSAL_SPOKEN };
 
 describe("masked calls through an Africa's Talking number pool", () => {
   it('puts the rider’s own phone through to each recipient on that recipient’s pool number while the job is active, and no further', async () => {
-    const partner = await livePartner();
-    const rider = await riderWithPhone('Kofi Pool');
-    const phones = { drop: mobile('24'), first: mobile('20') };
+    const partner = await livePartner(stack);
+    const rider = await riderWithPhone(stack, 'Kofi Pool');
+    const phones = { drop: ghanaMobile('24'), first: ghanaMobile('20') };
     const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phones.drop, additional_stops: [stopBody({ recipient_phone: phones.first })] });
 
     const accepted = await rider.take(created.id);
@@ -79,7 +59,7 @@ describe("masked calls through an Africa's Talking number pool", () => {
     // Put through, the recipient shown the pool number; the call's last request is answered and is no call of its own.
     expect(await africasTalking.call(rider.phone, drop)).toEqual({ outcome: { dialled: phones.drop, callerId: drop }, endStatus: 200 });
     expect(await africasTalking.call(rider.phone, first)).toEqual({ outcome: { dialled: phones.first, callerId: first }, endStatus: 200 });
-    expect(await africasTalking.call(mobile('27'), first)).toEqual({ outcome: refused, endStatus: 200 });
+    expect(await africasTalking.call(ghanaMobile('27'), first)).toEqual({ outcome: refused, endStatus: 200 });
     const unused = POOL.find((number) => number !== drop && number !== first) as string;
     expect(await africasTalking.call(rider.phone, unused)).toEqual({ outcome: refused, endStatus: 200 });
 
@@ -98,9 +78,9 @@ describe("masked calls through an Africa's Talking number pool", () => {
   }, 60_000);
 
   it('refuses a call from the rider once the partner cancels the job', async () => {
-    const partner = await livePartner();
-    const rider = await riderWithPhone('Akua Cancelled');
-    const phone = mobile('54');
+    const partner = await livePartner(stack);
+    const rider = await riderWithPhone(stack, 'Akua Cancelled');
+    const phone = ghanaMobile('54');
     const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
     const via = (await rider.take(created.id)).call.via as string;
     expect((await africasTalking.call(rider.phone, via)).outcome).toEqual({ dialled: phone, callerId: via });
@@ -109,9 +89,9 @@ describe("masked calls through an Africa's Talking number pool", () => {
   }, 60_000);
 
   it('answers 401 to a wrong secret in the path or an address not in the list, dials nobody, and never logs the secret', async () => {
-    const partner = await livePartner();
-    const rider = await riderWithPhone('Esi Forged');
-    const phone = mobile('24');
+    const partner = await livePartner(stack);
+    const rider = await riderWithPhone(stack, 'Esi Forged');
+    const phone = ghanaMobile('24');
     const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
     const via = (await rider.take(created.id)).call.via as string;
 
@@ -140,9 +120,9 @@ describe("masked calls through an Africa's Talking number pool", () => {
   }, 60_000);
 
   it('gives a rider without a phone on record no number to call, and the Twilio callback is no route here', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Yaw Phoneless');
-    const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: mobile('24') });
+    const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: ghanaMobile('24') });
     expect((await rider.take(created.id)).call).toBeNull();
     expect((await fetch(`${stack.baseUrl}/api/v1/calls/twilio/voice`, { method: 'POST', body: 'From=%2B233241234567' })).status).toBe(404);
     expect((await api(stack.baseUrl, partner.liveKey).post(`/partner/deliveries/${created.id}/cancel`)).status).toBe(200);

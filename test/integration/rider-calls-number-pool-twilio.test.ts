@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { makePartner } from '../helpers/partners';
-import { book, registerAccount, stopBody } from '../helpers/bookings';
-import { riderApp } from '../helpers/riders';
+import { ghanaMobile } from '../helpers/partners';
+import { book, livePartner, stopBody } from '../helpers/bookings';
+import { riderApp, riderWithPhone } from '../helpers/riders';
 import { api } from '../helpers/http';
-import { setRider } from '../helpers/db-riders';
 import { readDeliveryCalls } from '../../db/call-sessions';
 import { REFUSAL_SPOKEN } from '../../api/providers/voice-callback-routes';
 import { twilioVoiceFake, type TwilioVoiceFake } from '../fakes/twilio-voice-fake';
@@ -30,32 +29,13 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** A Ghana mobile number of this run's own. */
-function mobile(prefix: string): string {
-  return `+233${prefix}${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-}
-
-async function livePartner() {
-  const partner = await makePartner(stack.orm);
-  await registerAccount(stack.baseUrl, partner.liveKey);
-  return partner;
-}
-
-/** A rider app whose rider has a phone on record (`rider:create --phone`). */
-async function riderWithPhone(name: string) {
-  const rider = await riderApp(stack.baseUrl, stack.orm, name);
-  const phone = mobile('24');
-  await setRider(stack.orm, rider.riderId, { phone });
-  return { ...rider, phone };
-}
-
 const refused = { refused: REFUSAL_SPOKEN };
 
 describe('masked calls through a Twilio number pool', () => {
   it('puts the rider’s own phone through to each recipient on that recipient’s pool number while the job is active, and no further', async () => {
-    const partner = await livePartner();
-    const rider = await riderWithPhone('Kojo Pool');
-    const phones = { drop: mobile('24'), first: mobile('20'), second: mobile('54') };
+    const partner = await livePartner(stack);
+    const rider = await riderWithPhone(stack, 'Kojo Pool');
+    const phones = { drop: ghanaMobile('24'), first: ghanaMobile('20'), second: ghanaMobile('54') };
     const created = await book(stack.baseUrl, partner.liveKey, {
       recipient_phone: phones.drop,
       additional_stops: [stopBody({ recipient_phone: phones.first }), stopBody({ recipient_phone: phones.second })],
@@ -72,7 +52,7 @@ describe('masked calls through a Twilio number pool', () => {
     expect(await twilio.call(rider.phone, first)).toEqual({ dialled: phones.first, callerId: first });
     expect(await twilio.call(rider.phone, second)).toEqual({ dialled: phones.second, callerId: second });
     // Another phone on the same number reaches nobody; nor does the rider on a number with no session of theirs.
-    expect(await twilio.call(mobile('27'), drop)).toEqual(refused);
+    expect(await twilio.call(ghanaMobile('27'), drop)).toEqual(refused);
     const unused = POOL.find((number) => !vias.includes(number)) as string;
     expect(await twilio.call(rider.phone, unused)).toEqual(refused);
 
@@ -102,9 +82,9 @@ describe('masked calls through a Twilio number pool', () => {
   }, 60_000);
 
   it('refuses a call once the partner cancels the job the rider holds', async () => {
-    const partner = await livePartner();
-    const rider = await riderWithPhone('Ama Cancelled');
-    const phone = mobile('24');
+    const partner = await livePartner(stack);
+    const rider = await riderWithPhone(stack, 'Ama Cancelled');
+    const phone = ghanaMobile('24');
     const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
     const via = (await rider.take(created.id)).call.via as string;
     expect(await twilio.call(rider.phone, via)).toEqual({ dialled: phone, callerId: via });
@@ -113,9 +93,9 @@ describe('masked calls through a Twilio number pool', () => {
   }, 60_000);
 
   it('answers a callback not signed with the account’s auth token 401, and dials nobody', async () => {
-    const partner = await livePartner();
-    const rider = await riderWithPhone('Esi Forged');
-    const phone = mobile('24');
+    const partner = await livePartner(stack);
+    const rider = await riderWithPhone(stack, 'Esi Forged');
+    const phone = ghanaMobile('24');
     const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
     const via = (await rider.take(created.id)).call.via as string;
 
@@ -136,9 +116,9 @@ describe('masked calls through a Twilio number pool', () => {
   }, 60_000);
 
   it('gives a rider without a phone on record no number to call, and the Africa’s Talking callback is no route here', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Yaw Phoneless');
-    const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: mobile('24') });
+    const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: ghanaMobile('24') });
     const accepted = await rider.take(created.id);
     expect(accepted.call).toBeNull();
     expect((await rider.client.get('/rider/deliveries/current')).body.call).toBeNull();

@@ -1,6 +1,6 @@
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { makePartner } from '../helpers/partners';
-import { book, registerAccount } from '../helpers/bookings';
+import { ghanaMobile } from '../helpers/partners';
+import { book, livePartner } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
 import { api } from '../helpers/http';
 import { callSessionsOf } from '../helpers/db-deliveries';
@@ -27,24 +27,13 @@ afterAll(async () => {
   await twilio?.close();
 });
 
-/** A Ghana mobile number of this run's own. */
-function mobile(prefix: string): string {
-  return `+233${prefix}${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-}
-
-async function livePartner() {
-  const partner = await makePartner(stack.orm);
-  await registerAccount(stack.baseUrl, partner.liveKey);
-  return partner;
-}
-
 const sessionsOf = (phone: string) => [...twilio.sessions.values()].filter((s) => s.participants.some((p) => p.identifier === phone));
 
 describe('masked calling through Twilio Proxy', () => {
   it("gives the rider a Twilio proxy number for the recipient, the same on every view, and closes the session when the job is delivered", async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Kwame Proxy');
-    const phone = mobile('24');
+    const phone = ghanaMobile('24');
     const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
 
     const accepted = await rider.take(created.id);
@@ -74,11 +63,11 @@ describe('masked calling through Twilio Proxy', () => {
   }, 60_000);
 
   it('bridges the rider and the recipient when the rider has a phone on record: the rider dials their own participant’s number', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Abena Phone');
-    const riderPhone = mobile('20');
+    const riderPhone = ghanaMobile('20');
     await setRider(stack.orm, rider.riderId, { phone: riderPhone });
-    const phone = mobile('27');
+    const phone = ghanaMobile('27');
     const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
 
     const accepted = await rider.take(created.id);
@@ -95,9 +84,9 @@ describe('masked calling through Twilio Proxy', () => {
   }, 60_000);
 
   it('answers a step while Twilio is down without a number to call, and gives the number once it is back', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Esi Outage');
-    const phone = mobile('54');
+    const phone = ghanaMobile('54');
     const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
     await rider.waitForOffer(created.id);
 

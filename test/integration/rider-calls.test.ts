@@ -1,9 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { makePartner } from '../helpers/partners';
-import { api } from '../helpers/http';
-import { book, registerAccount, stopBody } from '../helpers/bookings';
+import { ghanaMobile } from '../helpers/partners';
+
+import { book, livePartner, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
 import { LocalCallBridge } from '../../integrations/calling/local-bridge';
 import { callSessionStore, readDeliveryCalls } from '../../db/call-sessions';
@@ -19,30 +19,19 @@ afterAll(async () => {
   await stack?.close();
 });
 
-/** A Ghana mobile number of this run's own, so a scan for it cannot match another test's. */
-function mobile(prefix: string): string {
-  return `+233${prefix}${String(Math.floor(Math.random() * 1e7)).padStart(7, '0')}`;
-}
-
 /** Every way a number may be written: +233…, 233…, 0…, and the bare nine digits. */
 function writings(phone: string): string[] {
   const nine = phone.slice(4);
   return [phone, phone.slice(1), `0${nine}`, nine];
 }
 
-async function livePartner() {
-  const partner = await makePartner(stack.orm);
-  await registerAccount(stack.baseUrl, partner.liveKey);
-  return { ...partner, client: api(stack.baseUrl, partner.liveKey) };
-}
-
 type Call = { via: string; expires_at: string } | null;
 
 describe('masked calling', () => {
   it('gives the rider a masked number per recipient, bridged while the job is active, and no rider answer holds a real number', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Kofi Caller');
-    const phones = { drop: mobile('24'), first: mobile('20'), second: mobile('54') };
+    const phones = { drop: ghanaMobile('24'), first: ghanaMobile('20'), second: ghanaMobile('54') };
     const created = await book(stack.baseUrl, partner.liveKey, {
       recipient_phone: phones.drop,
       additional_stops: [stopBody({ recipient_phone: phones.first }), stopBody({ recipient_phone: phones.second, recipient_name: 'Efua Owusu' })],
@@ -102,9 +91,9 @@ describe('masked calling', () => {
   }, 60_000);
 
   it('stops bridging when the partner cancels the job the rider holds', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Ama Cancelled');
-    const phone = mobile('24');
+    const phone = ghanaMobile('24');
     const created = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
     const accepted = await rider.take(created.id);
     const via = accepted.call.via as string;

@@ -1,13 +1,13 @@
 import { createStreetWatchActivities } from '../../activities/street-watch';
 import type { ActivityDeps } from '../../activities/deps';
 import { deliveryWorkflowId } from '../../domain/reference';
-import { ACCRA, book, registerAccount } from '../helpers/bookings';
+import { ACCRA, book, livePartner } from '../helpers/bookings';
 import { deliveryRow, offersMadeFor } from '../helpers/db-deliveries';
 import { expireRiderToken, riderRow, silenceRider } from '../helpers/db-riders';
 import { webhookEventsOf } from '../helpers/db-webhooks';
 import { api, eventually } from '../helpers/http';
 import { operatorCommands } from '../helpers/operator-commands';
-import { makePartner, makeRider } from '../helpers/partners';
+import { makeRider } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
 import { startTestStack, type TestStack } from '../helpers/stack';
 
@@ -30,19 +30,13 @@ afterAll(async () => {
 /** The operator's commands, with the same short street settings as the stack. */
 const { ops, opsRefusal } = operatorCommands(STREET);
 
-async function livePartner() {
-  const partner = await makePartner(stack.orm);
-  await registerAccount(stack.baseUrl, partner.liveKey);
-  return { ...partner, client: api(stack.baseUrl, partner.liveKey) };
-}
-
 async function needsAttention(deliveryId: string): Promise<unknown> {
   return (await stack.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId)).describe()).searchAttributes.NeedsAttention;
 }
 
 describe('ghost riders', () => {
   it('offers a job only to riders whose app sent a position lately', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const fresh = await makeRider(stack.orm, ACCRA.makola, 'Ama Fresh');
     const ghost = await makeRider(stack.orm, ACCRA.makola, 'Kojo Ghost');
     await silenceRider(stack.orm, ghost.riderId, { minutes: 2 });
@@ -78,7 +72,7 @@ describe('ghost riders', () => {
 
 describe('a job whose rider went silent', () => {
   it('is flagged for operators (log, list, NeedsAttention) and cleared once the rider is heard from', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const rider = await riderApp(stack.baseUrl, stack.orm, 'Kofi Silent');
     const created = await book(stack.baseUrl, partner.liveKey);
     await rider.take(created.id);
@@ -104,7 +98,7 @@ describe('a job whose rider went silent', () => {
   });
 
   it('is handed by an operator to another rider: the partner sees the new rider, no webhook, the old rider gets 404', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const kofi = await riderApp(stack.baseUrl, stack.orm, 'Kofi Dead Phone');
     const created = await book(stack.baseUrl, partner.liveKey);
     await kofi.take(created.id);
@@ -132,7 +126,7 @@ describe('a job whose rider went silent', () => {
   });
 
   it('is refused a reassignment to a busy rider, and once it has been delivered', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const kofi = await riderApp(stack.baseUrl, stack.orm, 'Kofi Holding');
     const created = await book(stack.baseUrl, partner.liveKey);
     await kofi.take(created.id);
@@ -149,7 +143,7 @@ describe('a job whose rider went silent', () => {
   });
 
   it('keeps a rider who holds a job from being revoked, unless the job is offered again first', async () => {
-    const partner = await livePartner();
+    const partner = await livePartner(stack);
     const kwesi = await riderApp(stack.baseUrl, stack.orm, 'Kwesi Leaving');
     const created = await book(stack.baseUrl, partner.liveKey);
     await kwesi.take(created.id);
