@@ -93,6 +93,8 @@ export function createFakeActivities(world: FakeWorld): Activities {
       return { ridersSetOffline: 0, flagged: 0, cleared: 0, needingAttention: 0 };
     },
     async recordStopHandover({ index }) {
+      // As Postgres keeps it: a stop is handed over once, however often its write is tried.
+      if (world.stopsHandedOver.includes(index)) return;
       world.stopsHandedOver.push(index);
     },
     async offerToNearbyRiders({ radiusKm, pickup, exceptRiderId }) {
