@@ -31,6 +31,7 @@ const state = {
   sendTimer: null,
   offersTimer: null,
   availabilityTimer: null,
+  availabilitySent: Promise.resolve(),
   offersKey: '',
   offerMaps: [],
   job: null,
@@ -237,7 +238,7 @@ function goOnline() {
   });
   state.sendTimer = setInterval(() => state.unsent && sendPosition(), SEND_EVERY_MS);
   state.availabilityTimer = setInterval(checkStillOnline, AVAILABILITY_EVERY_MS);
-  call('PUT', '/rider/availability', { online: true }).catch((error) => error.status !== 401 && toast(explain(error)));
+  sendAvailability(true);
   if (!state.job) startOffers();
 }
 
@@ -268,6 +269,17 @@ async function checkStillOnline() {
   locationProblem(availability.offline_reason === 'signed_out' ? 'setOfflineSignedOut' : 'setOfflineSilent');
 }
 
+/**
+ * Tells the service the rider's switch, each change after the one before it has been answered:
+ * a rider who goes offline right after going online (location refused) must end offline.
+ */
+function sendAvailability(online) {
+  state.availabilitySent = state.availabilitySent
+    .then(() => call('PUT', '/rider/availability', { online }))
+    .catch((error) => error.status !== 401 && toast(explain(error)));
+  return state.availabilitySent;
+}
+
 /** Stops what being online runs (position, offers) and shows the rider offline. */
 function stopBeingOnline() {
   stopWatching();
@@ -281,7 +293,7 @@ function stopBeingOnline() {
 
 async function goOffline() {
   stopBeingOnline();
-  await call('PUT', '/rider/availability', { online: false }).catch((error) => error.status !== 401 && toast(explain(error)));
+  await sendAvailability(false);
 }
 
 function onPosition(position) {
