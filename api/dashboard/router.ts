@@ -13,6 +13,7 @@ import { errorPage } from '../../web/dashboard/error-page';
 import { confirmFirstPage } from '../../web/dashboard/password-page';
 import type { PageContext } from '../../web/dashboard/layout';
 import { tileSource } from '../../web/map-tiles';
+import { pageDirectives } from '../middleware/page-policy';
 import { pageOf, render, saveSession } from './respond';
 import { createAccountRoutes } from './routes/account-pages';
 import { createAuthRoutes } from './routes/auth-pages';
@@ -39,19 +40,7 @@ function securityHeaders(production: boolean, tiles: string | null): RequestHand
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: {
-        'default-src': ["'self'"],
-        'script-src': ["'self'"],
-        'style-src': ["'self'"],
-        'img-src': ["'self'", 'data:', ...(tiles ? [tiles] : [])],
-        'font-src': ["'self'"],
-        'connect-src': ["'self'"],
-        'object-src': ["'none'"],
-        'base-uri': ["'none'"],
-        'form-action': ["'self'"],
-        'frame-ancestors': ["'none'"],
-        ...(production ? { 'upgrade-insecure-requests': [] } : {}),
-      },
+      directives: pageDirectives(tiles, { 'form-action': ["'self'"], ...(production ? { 'upgrade-insecure-requests': [] } : {}) }),
     },
     referrerPolicy: { policy: 'same-origin' },
   });

@@ -7,6 +7,7 @@ import helmet from 'helmet';
 import type { AppDeps } from '../app-deps';
 import { allowOnly } from '../middleware/allow-only';
 import { tileSource } from '../../web/map-tiles';
+import { pageDirectives } from '../middleware/page-policy';
 
 const RIDER_DIR = path.resolve(__dirname, '../../web/rider');
 const LEAFLET_DIR = path.dirname(require.resolve('leaflet/dist/leaflet.js'));
@@ -84,20 +85,12 @@ export function createRiderAppRouter({ settings }: AppDeps): Router {
 
   const policy = helmet.contentSecurityPolicy({
     useDefaults: false,
-    directives: {
-      'default-src': ["'self'"],
-      'script-src': ["'self'"],
-      'style-src': ["'self'"],
+    directives: pageDirectives(tiles, {
       // blob: the hand-over photo's preview, made on the phone before upload.
       'img-src': ["'self'", 'data:', 'blob:', ...(tiles ? [tiles] : [])],
-      'connect-src': ["'self'"],
       'worker-src': ["'self'"],
       'manifest-src': ["'self'"],
-      'object-src': ["'none'"],
-      'base-uri': ["'none'"],
-      'form-action': ["'none'"],
-      'frame-ancestors': ["'none'"],
-    },
+    }),
   });
 
   const pages = ['/rider/', '/rider/sign-in'];

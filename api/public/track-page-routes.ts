@@ -4,6 +4,7 @@ import express, { Router } from 'express';
 import helmet from 'helmet';
 import { DELIVERY_STATUS_NAMES } from '../../domain/lifecycle';
 import { tileSource } from '../../web/map-tiles';
+import { pageDirectives } from '../middleware/page-policy';
 import type { AppDeps } from '../app-deps';
 import { allowOnly } from '../middleware/allow-only';
 
@@ -26,21 +27,8 @@ export function createTrackPageRouter({ settings }: AppDeps): Router {
     .replace('{{TILE_URL}}', escapeAttribute(tiles ? (settings.mapTileUrl as string) : ''))
     .replace('{{STATUS_NAMES}}', escapeAttribute(JSON.stringify(DELIVERY_STATUS_NAMES)));
 
-  const policy = helmet.contentSecurityPolicy({
-    useDefaults: false,
-    directives: {
-      'default-src': ["'self'"],
-      'script-src': ["'self'"],
-      'style-src': ["'self'"],
-      'img-src': ["'self'", 'data:', ...(tiles ? [tiles] : [])],
-      'connect-src': ["'self'"],
-      'font-src': ["'self'"],
-      'object-src': ["'none'"],
-      'base-uri': ["'none'"],
-      'form-action': ["'none'"],
-      'frame-ancestors': ["'self'"],
-    },
-  });
+  // Framed by this origin's own pages only, as before; every other page refuses framing.
+  const policy = helmet.contentSecurityPolicy({ useDefaults: false, directives: pageDirectives(tiles, { 'frame-ancestors': ["'self'"] }) });
   // The address carries the delivery id, which is the credential: keep it out of logs elsewhere.
   const privateHeaders: express.RequestHandler = (_req, res, next) => {
     res.setHeader('Referrer-Policy', 'no-referrer');
