@@ -103,6 +103,15 @@ export async function claimForWorkflow(em: EntityManager, id: string): Promise<b
 }
 
 /**
+ * True when the booking's workflow has claimed it: it can no longer be withdrawn, so it may be
+ * named to the partner. False while it can still be, and when there is no such booking.
+ */
+export async function isClaimed(em: EntityManager, id: string): Promise<boolean> {
+  const rows = await em.execute<unknown[]>('select 1 from deliveries where id = ? and workflow_claimed_at is not null', [id]);
+  return rows.length === 1;
+}
+
+/**
  * Deletes a booking whose workflow may not have started, with its stops and event (they cascade),
  * unless a workflow has claimed it: the row lock orders this against `claimForWorkflow`, so one of
  * the two finds the other done. True when it was withdrawn.

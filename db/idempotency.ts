@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { KEY_SETTLED_CHANNEL } from './idempotency-notices';
 import type { PoolQuery } from './pool-query';
 
 /**
@@ -10,19 +12,29 @@ import type { PoolQuery } from './pool-query';
 /** Whose key it is and what for: a key is one partner's, in one mode, for one kind of request. */
 export type IdempotencyKeyIds = [partnerId: string, mode: string, scope: string, key: string];
 
+/** The key's name in notices: short, and without the partner's key in it. */
+export function keyDigest(ids: IdempotencyKeyIds): string {
+  return createHash('sha256').update(JSON.stringify(ids)).digest('base64url').slice(0, 32);
+}
+
 /** How long a key is remembered (DESIGN section 9). */
 const KEY_TTL = '24 hours';
 /**
  * A claim still without an answer this long after it was made belongs to a request whose
  * process died (every request ends well before): the key is free again.
  */
-const ABANDONED_AFTER = '2 minutes';
+export const ABANDONED_AFTER_MS = 2 * 60_000;
+const ABANDONED_AFTER = `${ABANDONED_AFTER_MS} milliseconds`;
 
 export interface StoredKey {
   request_hash: string;
   response_status: number | null;
   response_body: string | null;
   resource_id: string | null;
+  /** How long ago the first request claimed the key, by Postgres' clock. */
+  age_ms: number;
+  /** The first request finished without an answer to replay, keeping what it made. */
+  first_finished: boolean;
 }
 
 /** Clears every key older than KEY_TTL (each key is also cleared when reused, in `claim`). */
@@ -52,24 +64,44 @@ export async function claim(em: EntityManager, ids: IdempotencyKeyIds, requestHa
 /** The key as stored, or undefined when no request holds it. */
 export async function find(em: EntityManager, ids: IdempotencyKeyIds): Promise<StoredKey | undefined> {
   const [stored] = await em.execute<StoredKey[]>(
-    `select request_hash, response_status, response_body, resource_id from idempotency_keys
+    `select request_hash, response_status, response_body, resource_id,
+            (extract(epoch from now() - created_at) * 1000)::float8 as age_ms,
+            first_finished_at is not null as first_finished
+       from idempotency_keys
          where partner_id = ? and mode = ? and scope = ? and key = ?`,
     ids,
   );
   return stored;
 }
 
-/** Lets go of a key whose request made nothing, so the partner may send it again. */
+/**
+ * Ends a request that answered an error: its key is let go of if the request made nothing, so the
+ * partner may send it again; a key bound to what it made (kept, for the sweeper to carry on with)
+ * is marked finished, so repeats may be answered with it. Repeats waiting on it (in every API
+ * process) are told in the same statement; the notice goes at commit.
+ */
 export async function release(em: EntityManager, ids: IdempotencyKeyIds): Promise<void> {
-  await em.execute('delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ? and resource_id is null', ids);
+  await em.execute(
+    `with released as (
+       delete from idempotency_keys where partner_id = ? and mode = ? and scope = ? and key = ? and resource_id is null returning 1
+     ), finished as (
+       update idempotency_keys set first_finished_at = now()
+        where partner_id = ? and mode = ? and scope = ? and key = ? and resource_id is not null returning 1
+     )
+     select pg_notify('${KEY_SETTLED_CHANNEL}', ?) from (select 1 from released union all select 1 from finished) settled`,
+    [...ids, ...ids, keyDigest(ids)],
+  );
 }
 
-/** Keeps the answer (`body` as sent, JSON) for repeats of the request to be given. */
+/** Keeps the answer (`body` as sent, JSON) for repeats of the request to be given, and tells them. */
 export async function recordAnswer(em: EntityManager, ids: IdempotencyKeyIds, status: number, body: string): Promise<void> {
   await em.execute(
-    `update idempotency_keys set response_status = ?, response_body = ?
-               where partner_id = ? and mode = ? and scope = ? and key = ?`,
-    [status, body, ...ids],
+    `with answered as (
+       update idempotency_keys set response_status = ?, response_body = ?
+        where partner_id = ? and mode = ? and scope = ? and key = ? returning 1
+     )
+     select pg_notify('${KEY_SETTLED_CHANNEL}', ?) from answered`,
+    [status, body, ...ids, keyDigest(ids)],
   );
 }
 

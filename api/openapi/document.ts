@@ -56,7 +56,10 @@ const idempotencyHeader = {
   name: 'Idempotency-Key',
   in: 'header',
   required: false,
-  description: 'Same key and body within 24 h replays the first answer; a different body is 409.',
+  description:
+    'Same key and body within 24 h replays the first answer; a different body is 409. A repeat sent while the first ' +
+    'request is still running waits for its answer; if the first is still unresolved when it may no longer answer, the ' +
+    'repeat is 409 with Retry-After, and never names a booking that the first may yet withdraw.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
 const partner = { security: [{ partnerKey: [] }] };
@@ -119,7 +122,7 @@ export function buildOpenApiDocument(): Json {
           '402': errorResponse(
             '`payment_required`: the debits of `UNPAID_BOOKINGS_LIMIT` recent deliveries in this mode failed (after the latest paid one, within a day); booking resumes when a debit succeeds or the hold is lifted. `details` gives `unpaid_deliveries`, `limit` and `what_to_do`; nothing is saved',
           ),
-          '409': errorResponse('Idempotency-Key reused with a different body'),
+          '409': errorResponse('Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After)'),
           ...keyedErrors,
           '400': errorResponse(
             `Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}, no Mobile Money account registered yet, or a \`payment_method_id\` that is unknown or removed`,
@@ -186,7 +189,7 @@ export function buildOpenApiDocument(): Json {
         requestBody: jsonBody(ref('PaymentMethodRequest', S.PaymentMethodRequest)),
         responses: {
           '201': jsonResponse('The account', ref('PaymentMethod', S.PaymentMethod)),
-          '409': errorResponse('Idempotency-Key reused with a different body'),
+          '409': errorResponse('Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After)'),
           ...keyedErrors,
           '400': errorResponse(
             'Invalid request (`details` lists each field at fault), or the number does not exist or is on another network than `provider`; nothing is saved',

@@ -21,6 +21,9 @@ import type { PartnerAuth } from '../middleware/partner-auth';
 import type { BookingRequest } from '../openapi/schemas';
 import { withinTemporalDeadline } from '../temporal/deadline';
 
+/** Time for a booking's commit and, if its start fails, its withdrawal, beside the Temporal deadline. */
+const WITHDRAWAL_MARGIN_MS = 5_000;
+
 /** How far ahead a delivery may be booked. */
 const MAX_SCHEDULE_AHEAD_MS = 30 * 24 * 3600 * 1000;
 /**
@@ -102,6 +105,23 @@ export function createBookingService({ orm, temporal, settings, routing, logger 
   }
 
   return {
+    /**
+     * How long booking may take before it answers, at most: the commit, the workflow's start under
+     * the Temporal deadline, and a withdrawal. A repeat under the same key waits no longer.
+     */
+    longestBookingMs: settings.temporalCallTimeoutSeconds * 1000 + WITHDRAWAL_MARGIN_MS,
+
+    /** The answer for a repeat of a booking whose own answer was not recorded: the delivery. */
+    async answerForRepeat(id: string): Promise<{ status: number; body: DeliveryResource } | undefined> {
+      const parts = await deliveries.load(orm.em.fork(), id);
+      return parts ? { status: 201, body: deliveryView(parts, settings.siteUrl) } : undefined;
+    },
+
+    /** True until the booking's workflow claims it: the request booking it may still withdraw it. */
+    async mayBeWithdrawn(id: string): Promise<boolean> {
+      return !(await bookings.isClaimed(orm.em.fork(), id));
+    },
+
     /**
      * Books a delivery: the row is committed first, in a transaction of its own (with the
      * `Idempotency-Key` claim, if any, bound to it), then the workflow is started, so no database

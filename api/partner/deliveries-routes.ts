@@ -35,10 +35,12 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
   router.post(
     '/partner/deliveries',
     storableText,
-    // A repeat of a booking whose answer was lost is answered with the delivery it booked.
-    idempotent(deps, 'deliveries', async (id) => {
-      const parts = await deliveries.load(orm.em.fork(), id);
-      return parts ? { status: 201, body: deliveryView(parts, settings.siteUrl) } : undefined;
+    // A repeat of a booking whose answer was lost is answered with the delivery it booked, once
+    // that can no longer be withdrawn.
+    idempotent(deps, 'deliveries', {
+      answerFromResource: bookings.answerForRepeat,
+      mayBeWithdrawn: bookings.mayBeWithdrawn,
+      firstRequestMs: bookings.longestBookingMs,
     }),
     async (req, res) => {
       const partner = partnerOf(res);

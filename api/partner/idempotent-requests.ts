@@ -1,13 +1,17 @@
 import { createHash } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
 import * as idempotency from '../../db/idempotency';
+import { KeySettledNotices } from '../../db/idempotency-notices';
 import type { PoolQuery } from '../../db/pool-query';
 import type { AppDeps } from '../app-deps';
 import { ApiError } from '../api-error';
 import { partnerOf } from '../middleware/partner-auth';
+import { KeyWaits, WAIT_OVER } from './key-waits';
 
-/** How long a duplicate waits for the first request still running. */
+/** How long a repeat waits at most for the first request still running, whatever its own deadline. */
 const WAIT_FOR_FIRST_MS = 30_000;
+/** Told to a repeat answered 409 while the first request is unresolved: when to send it again. */
+const RETRY_AFTER_SECONDS = 2;
 /** Waits between attempts to record the answer while Postgres is unreachable. */
 const SETTLE_RETRY_MS = [100, 300, 1_000, 2_000, 4_000];
 
@@ -18,6 +22,29 @@ export interface IdempotencyClaim {
 
 /** An answer rebuilt from what a request made, when its own answer was never recorded. */
 export type ResourceAnswer = (resourceId: string) => Promise<{ status: number; body: unknown } | undefined>;
+
+export interface IdempotencyOptions {
+  /** Answers a repeat whose first request made something (`bindClaimedKey`) but recorded no answer. */
+  answerFromResource?: ResourceAnswer;
+  /**
+   * True while the first request, still running, may yet withdraw what it made (`unbindClaimedKey`):
+   * a repeat is not answered with it then, but waits, or is told to come back.
+   */
+  mayBeWithdrawn?: (resourceId: string) => Promise<boolean>;
+  /** How long the first request may run before it answers, at most: repeats wait no longer. */
+  firstRequestMs?: number;
+}
+
+/**
+ * The waits of this process's repeats, one per ORM (an API process has one): a key waited on by
+ * many repeats is looked at once per round for all of them, woken by LISTEN/NOTIFY.
+ */
+const waitsByOrm = new WeakMap<AppDeps['orm'], KeyWaits>();
+function keyWaitsOf(orm: AppDeps['orm']): KeyWaits {
+  let waits = waitsByOrm.get(orm);
+  if (!waits) waitsByOrm.set(orm, (waits = new KeyWaits(KeySettledNotices.from(orm.em))));
+  return waits;
+}
 
 /** The claim of the running request, if it was sent with an `Idempotency-Key`. */
 export function idempotencyClaimOf(res: Response): IdempotencyClaim | undefined {
@@ -53,8 +80,9 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-function requestHash(req: Request): string {
-  return createHash('sha256').update(`${req.method} ${req.path}\n${canonicalJson(req.body)}`).digest('hex');
+/** What makes two requests the same for a key: method, path (below /api/v1) and body. */
+export function requestHash(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
 }
 
 /** How often this process clears every expired key (each key is also cleared when reused). */
@@ -63,32 +91,40 @@ let nextSweep = 0;
 
 /**
  * `Idempotency-Key`: the first request with a key runs; a repeat with the same body within 24 h
- * gets the first answer replayed (waiting for it if the first is still running); a repeat with
- * a different body is 409. Keys live in Postgres, so every API process shares them.
- * `answerFromResource` answers a repeat whose first request made something (`bindClaimedKey`)
- * but recorded no answer.
+ * gets the first answer replayed, and a repeat with a different body is 409. Keys live in
+ * Postgres, so every API process shares them. A repeat that comes while the first is unresolved
+ * waits for its answer, never longer than the first may run, then is told 409 with `Retry-After`:
+ * it is never answered with something the first may still withdraw. `answerFromResource` answers
+ * a repeat whose first request made something that stays (`bindClaimedKey`) but recorded no answer.
  */
-export function idempotent({ orm, logger }: AppDeps, scope: string, answerFromResource?: ResourceAnswer) {
+export function idempotent({ orm, logger }: AppDeps, scope: string, options: IdempotencyOptions = {}) {
+  const { answerFromResource, mayBeWithdrawn, firstRequestMs = WAIT_FOR_FIRST_MS } = options;
+  const waits = keyWaitsOf(orm);
   return async (req: Request, res: Response, next: NextFunction) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
     if (key.length === 0 || key.length > 255) throw ApiError.badRequest('Idempotency-Key must be 1 to 255 characters');
     const { partnerId, mode } = partnerOf(res);
-    const hash = requestHash(req);
+    const hash = requestHash(req.method, req.path, req.body);
     const em = orm.em.fork();
     const ids: IdempotencyClaim['ids'] = [partnerId, mode, scope, key];
+    const digest = idempotency.keyDigest(ids);
 
     if (Date.now() > nextSweep) {
       nextSweep = Date.now() + SWEEP_EVERY_MS;
       void idempotency.sweepExpired(em).catch(() => undefined);
     }
 
-    const deadline = Date.now() + WAIT_FOR_FIRST_MS;
+    const arrived = Date.now();
+    let waitUntil: number | undefined;
+    let stored: idempotency.StoredKey | undefined;
     for (;;) {
-      // A key older than 24 h, or abandoned having made nothing, is forgotten and claimed afresh.
-      if (await idempotency.claim(em, ids, hash)) break;
-      const stored = await idempotency.find(em, ids);
-      if (!stored) continue; // The first request failed and let go of the key: claim it now.
+      if (!stored) {
+        // A key older than 24 h, or abandoned having made nothing, is forgotten and claimed afresh.
+        if (await idempotency.claim(em, ids, hash)) break;
+        stored = await idempotency.find(em, ids);
+        if (!stored) continue; // The first request failed and let go of the key: claim it now.
+      }
       if (stored.request_hash !== hash) {
         throw ApiError.conflict('This Idempotency-Key was used with a different request body');
       }
@@ -97,14 +133,24 @@ export function idempotent({ orm, logger }: AppDeps, scope: string, answerFromRe
         res.status(stored.response_status).type('application/json').send(stored.response_body ?? '');
         return;
       }
-      const rebuilt = stored.resource_id !== null ? await answerFromResource?.(stored.resource_id) : undefined;
+      // Once the first has finished (or its process is taken for dead), nobody withdraws what it made.
+      const firstOver = stored.first_finished || stored.age_ms > idempotency.ABANDONED_AFTER_MS;
+      const made = stored.resource_id;
+      const rebuilt = made !== null && (firstOver || !(await mayBeWithdrawn?.(made))) ? await answerFromResource?.(made) : undefined;
       if (rebuilt) {
         res.setHeader('Idempotent-Replayed', 'true');
         res.status(rebuilt.status).json(rebuilt.body);
         return;
       }
-      if (Date.now() > deadline) throw ApiError.conflict('The first request with this Idempotency-Key is still running');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      // Unresolved: wait while the first request may still answer, by its own deadline.
+      waitUntil ??= arrived + Math.min(WAIT_FOR_FIRST_MS, Math.max(0, firstRequestMs - stored.age_ms));
+      if (Date.now() >= waitUntil) {
+        throw new ApiError(409, 'conflict', 'The first request with this Idempotency-Key has not finished; send it again shortly', {}, {
+          'Retry-After': String(RETRY_AFTER_SECONDS),
+        });
+      }
+      const looked = await waits.next(digest, () => idempotency.find(em, ids), waitUntil);
+      stored = looked === WAIT_OVER ? await idempotency.find(em, ids) : looked;
     }
 
     // This request owns the key: remember its answer, or let go of the key if nothing was done.
@@ -122,6 +168,7 @@ export function idempotent({ orm, logger }: AppDeps, scope: string, answerFromRe
         for (let attempt = 0; ; attempt += 1) {
           try {
             await settle();
+            waits.settled(digest);
             return;
           } catch (error) {
             const wait = SETTLE_RETRY_MS[attempt];

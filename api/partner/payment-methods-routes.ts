@@ -38,7 +38,7 @@ export function createPaymentMethodsRouter(deps: AppDeps): Router {
     const account = await paymentMethods.find(orm.em.fork(), id);
     return account ? { status: 201, body: paymentMethodView(account) } : undefined;
   };
-  router.post('/partner/payment-methods', changes, storableText, idempotent(deps, 'payment-methods', answerWithAccount), async (req, res) => {
+  router.post('/partner/payment-methods', changes, storableText, idempotent(deps, 'payment-methods', { answerFromResource: answerWithAccount }), async (req, res) => {
     const auth = partnerOf(res);
     const account = await registerPaymentMethod(orm, gateways[auth.mode], auth, req.body as PaymentMethodRequest, idempotencyClaimOf(res));
     res.status(201).json(paymentMethodView(account));

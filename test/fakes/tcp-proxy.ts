@@ -23,6 +23,11 @@ export interface TcpProxy {
    * `then` runs at that moment.
    */
   loseNextAnswerTo(pattern: RegExp, then?: () => void): void;
+  /**
+   * Counts, from now on, the times `pattern` (global) occurs in what clients send the service: the
+   * statements naming a table, say. The returned function reads the count.
+   */
+  count(pattern: RegExp): () => number;
   /** Listens again on the same port. */
   restore(): Promise<void>;
   close(): Promise<void>;
@@ -37,6 +42,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
   let frozen = false;
   let losing: RegExp | null = null;
   let onLost: (() => void) | undefined;
+  const counters: { pattern: RegExp; seen: number }[] = [];
   const track = (socket: net.Socket) => {
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
@@ -62,6 +68,7 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     track(upstream);
     let answerLost = false;
     client.on('data', (chunk: Buffer) => {
+      for (const counter of counters) counter.seen += chunk.toString('latin1').match(counter.pattern)?.length ?? 0;
       if (losing && losing.test(chunk.toString('latin1'))) {
         losing = null;
         answerLost = true;
@@ -120,6 +127,11 @@ export async function startTcpProxy(targetHost: string, targetPort: number): Pro
     loseNextAnswerTo(pattern, then) {
       losing = pattern;
       onLost = then;
+    },
+    count(pattern) {
+      const counter = { pattern, seen: 0 };
+      counters.push(counter);
+      return () => counter.seen;
     },
     async restore() {
       server ??= await listen(port);

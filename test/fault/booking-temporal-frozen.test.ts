@@ -14,7 +14,7 @@ import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
 import { ACCRA, book, bookingBody, commitBookingRow, registerAccount } from '../helpers/bookings';
 import { capturingLogger } from '../helpers/captured-logs';
 import { freePort } from '../helpers/free-port';
-import { api, eventually } from '../helpers/http';
+import { api, eventually, type JsonResponse } from '../helpers/http';
 import { makePartner, makeRider } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { deliveriesOf, deliveryIdsOf, deliveryRow, tracesOf } from '../helpers/db-deliveries';
@@ -273,6 +273,48 @@ describe('bookings while Temporal is frozen', () => {
       // deadline would put a reader behind it for seconds.
       expect(during[kind]?.p99).toBeLessThan(1_000);
     }
+  }, 120_000);
+
+  it('answers repeats of a booking still starting with what the first finally answered, never a 201 for one then withdrawn', async () => {
+    const { partner, client } = await partnerReadyToBook();
+    const headers = { 'Idempotency-Key': 'repeated-while-frozen' };
+    const keyStatements = pgProxy.count(/idempotency_keys/g);
+
+    temporalProxy.freeze();
+    let first: JsonResponse<{ id: string }>;
+    let repeats: JsonResponse<{ id: string }>[];
+    let statementsWhileWaiting: number;
+    let withdrawn: string;
+    try {
+      const firstAnswer = client.post('/partner/deliveries', bookingBody(), headers);
+      // Its row and key are committed, bound to each other, before the start is asked for.
+      [withdrawn] = (await eventually(async () => {
+        const found = await deliveryIdsOf(stack.orm, partner.partnerId);
+        return found.length > 0 ? found : undefined;
+      }, 10_000, 'the booking row')) as [string];
+      const before = keyStatements();
+      const repeatAnswers = Promise.all(Array.from({ length: 20 }, () => client.post('/partner/deliveries', bookingBody(), headers)));
+      first = await firstAnswer;
+      statementsWhileWaiting = keyStatements() - before;
+      temporalProxy.thaw();
+      repeats = await repeatAnswers;
+    } finally {
+      temporalProxy.thaw();
+    }
+
+    // The first gave up on the frozen start and withdrew its booking; nobody is told of it.
+    expect(first.status).toBe(503);
+    expect((await client.get(`/partner/deliveries/${withdrawn}`)).status).toBe(404);
+    // The repeats waited for it, then one booked again under the key and the rest were given that.
+    expect(repeats.map((r) => r.status)).toEqual(Array(20).fill(201));
+    const ids = new Set(repeats.map((r) => r.body.id));
+    expect(ids.size).toBe(1);
+    const [rebooked] = [...ids] as [string];
+    expect(rebooked).not.toBe(withdrawn);
+    await eventually(async () => (await client.get(`/partner/deliveries/${rebooked}`)).body.status === 'delivered', 60_000, 'the booking made by a repeat to be delivered');
+    // Twenty repeats waiting about two seconds: their first looks, and a few shared ones, not one each every 50 ms.
+    console.log(`statements on idempotency_keys while 20 repeats waited: ${statementsWhileWaiting}`);
+    expect(statementsWhileWaiting).toBeLessThan(200);
   }, 120_000);
 
   it('keeps a booking it could not withdraw when Postgres went too, and the sweeper starts its workflow', async () => {

@@ -5,6 +5,9 @@ import { bookingBody, registerAccount, SANDBOX } from '../helpers/bookings';
 import { deliveryIdsOf } from '../helpers/db-deliveries';
 import { debitsOf, ledgerOf, paymentMethodsOf } from '../helpers/db-payments';
 import { ageIdempotencyKey, leaveUnansweredClaim } from '../helpers/db-requests';
+import { keyDigest, recordAnswer, release, type IdempotencyKeyIds } from '../../db/idempotency';
+import { KeySettledNotices } from '../../db/idempotency-notices';
+import { requestHash } from '../../api/partner/idempotent-requests';
 
 let stack: TestStack;
 beforeAll(async () => {
@@ -122,6 +125,28 @@ describe('Idempotency-Key on booking', () => {
     await client.post(`/partner/deliveries/${res.body.id}/cancel`);
   });
 
+  it('tells a repeat to come back (409, Retry-After) while the first is unresolved past its own deadline', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const body = bookingBody();
+    // A first request still running 40 s on (booking allows the Temporal deadline and five seconds).
+    await leaveUnansweredClaim(stack.orm, {
+      partnerId: partner.partnerId,
+      mode: 'test',
+      scope: 'deliveries',
+      key: 'k-unresolved',
+      requestHash: requestHash('POST', '/partner/deliveries', body),
+      age: { seconds: stack.settings.temporalCallTimeoutSeconds + 10 },
+    });
+    const sent = Date.now();
+    const repeat = await api(stack.baseUrl, partner.testKey).post('/partner/deliveries', body, { 'Idempotency-Key': 'k-unresolved' });
+    expect(Date.now() - sent).toBeLessThan(5_000);
+    expect(repeat.status).toBe(409);
+    expect(repeat.headers.get('retry-after')).toBe('2');
+    expect(repeat.body.error).toMatchObject({ code: 'conflict', message: expect.stringContaining('has not finished') });
+    expect(await deliveryIdsOf(stack.orm, partner.partnerId)).toEqual([]);
+  });
+
   it('replays within 24 hours of the first request, and books anew with the same key after that', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
@@ -192,5 +217,32 @@ describe('Idempotency-Key on registering a Mobile Money account', () => {
     // Without a key, a second registration is a second account.
     expect((await client.post('/partner/payment-methods', body)).status).toBe(201);
     expect(await paymentMethodsOf(stack.orm, partner.partnerId)).toHaveLength(2);
+  });
+});
+
+describe('Repeats waiting in another API process', () => {
+  it('hear through Postgres when the first request settles its key, and only that key', async () => {
+    const partner = await makePartner(stack.orm);
+    const answered: IdempotencyKeyIds = [partner.partnerId, 'test', 'deliveries', 'k-answered'];
+    const refused: IdempotencyKeyIds = [partner.partnerId, 'test', 'deliveries', 'k-refused'];
+    const other: IdempotencyKeyIds = [partner.partnerId, 'test', 'deliveries', 'k-other'];
+    for (const [, mode, scope, key] of [answered, refused, other]) {
+      await leaveUnansweredClaim(stack.orm, { partnerId: partner.partnerId, mode: mode as 'test', scope, key, requestHash: 'h', age: { minutes: 0 } });
+    }
+    // The listening process has a connection of its own; the settling one uses the pool's.
+    const notices = KeySettledNotices.from(stack.orm.em, 0);
+    const heard: string[] = [];
+    const stops = await Promise.all([answered, refused].map((ids) => notices.listen(keyDigest(ids), () => heard.push(ids[3]))));
+    try {
+      await recordAnswer(stack.orm.em.fork(), answered, 201, '{}');
+      await release(stack.orm.em.fork(), refused);
+      await release(stack.orm.em.fork(), other);
+      await eventually(async () => heard.length >= 2, 5_000, 'both notices');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      expect(heard.sort()).toEqual(['k-answered', 'k-refused']);
+    } finally {
+      for (const stop of stops) stop();
+      await notices.close();
+    }
   });
 });

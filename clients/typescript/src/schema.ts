@@ -1056,7 +1056,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body within 24 h replays the first answer; a different body is 409. */
+                /** @description Same key and body within 24 h replays the first answer; a different body is 409. A repeat sent while the first request is still running waits for its answer; if the first is still unresolved when it may no longer answer, the repeat is 409 with Retry-After, and never names a booking that the first may yet withdraw. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1104,7 +1104,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with a different body */
+            /** @description Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1437,7 +1437,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description Same key and body within 24 h replays the first answer; a different body is 409. */
+                /** @description Same key and body within 24 h replays the first answer; a different body is 409. A repeat sent while the first request is still running waits for its answer; if the first is still unresolved when it may no longer answer, the repeat is 409 with Retry-After, and never names a booking that the first may yet withdraw. */
                 "Idempotency-Key"?: string;
             };
             path?: never;
@@ -1476,7 +1476,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with a different body */
+            /** @description Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After) */
             409: {
                 headers: {
                     [name: string]: unknown;
