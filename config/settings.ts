@@ -659,15 +659,29 @@ function workerQueues(env: Source): KeyMode[] {
   return [...new Set(items as KeyMode[])];
 }
 
-/** For process entry points: load, or print every problem, one line each, and exit. */
+/**
+ * A server must be told which environment it is in. NODE_ENV's default, development, allows
+ * webhooks to private addresses, counts rate limits per process and debits on the sandbox, so a
+ * server started without it would run a deployment on development's rules.
+ */
+const NODE_ENV_MISSING: SettingProblem = {
+  variable: 'NODE_ENV',
+  problem: 'required: development, test or production (npm start, npm test and the bench set it; the image sets production)',
+};
+
+/**
+ * For process entry points (the API and the worker): load, or print every problem, one line each,
+ * and exit. Unlike loadSettings, a missing NODE_ENV is one of the problems.
+ */
 export function loadSettingsOrExit(env: Env = process.env): Settings {
+  const problems = env.NODE_ENV ? [] : [NODE_ENV_MISSING];
   try {
-    return loadSettings(env);
+    const settings = loadSettings(env);
+    if (problems.length === 0) return settings;
   } catch (error) {
-    if (error instanceof SettingsError) {
-      process.stderr.write(error.problems.map((p) => `Invalid setting ${p.variable}: ${p.problem}\n`).join(''));
-      process.exit(78);
-    }
-    throw error;
+    if (!(error instanceof SettingsError)) throw error;
+    problems.push(...error.problems);
   }
+  process.stderr.write(problems.map((p) => `Invalid setting ${p.variable}: ${p.problem}\n`).join(''));
+  process.exit(78);
 }

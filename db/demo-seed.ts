@@ -14,3 +14,12 @@ export async function ensureDemoPaymentMethod(em: EntityManager, partnerId: stri
     [partnerId, partnerId],
   );
 }
+
+/**
+ * Live-mode API keys ever issued in this database, revoked ones too: any one means real partners
+ * use it, and the demo partner, whose password is published, must not be added there.
+ */
+export async function liveKeysIssued(em: EntityManager): Promise<number> {
+  const [row] = await em.execute<{ n: number }[]>(`select count(*)::int as n from api_keys where mode = 'live'`);
+  return row?.n ?? 0;
+}

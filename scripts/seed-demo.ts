@@ -1,5 +1,5 @@
 import { createApiKey, createPartner, findPartnerByEmail } from '../db/accounts';
-import { ensureDemoPaymentMethod } from '../db/demo-seed';
+import { ensureDemoPaymentMethod, liveKeysIssued } from '../db/demo-seed';
 import { initOrm } from '../db/orm';
 import { hashPassword } from '../api/dashboard/passwords';
 
@@ -15,9 +15,17 @@ async function main(): Promise<void> {
     process.stdout.write(`${JSON.stringify({ skipped: 'NODE_ENV=production seeds no data' })}\n`);
     return;
   }
-  const orm = await initOrm(process.env.DATABASE_URL as string, 2);
+  const databaseUrl = process.env.DATABASE_URL as string;
+  const orm = await initOrm(databaseUrl, 2);
   const em = orm.em.fork();
   try {
+    // `npm start` takes whatever DATABASE_URL names, a deployment's included.
+    const live = await liveKeysIssued(em);
+    if (live > 0) {
+      process.stderr.write(`${refusal(databaseUrl, live)}\n`);
+      process.exitCode = 78;
+      return;
+    }
     const existing = await findPartnerByEmail(em, DEMO.email);
     const partnerId =
       existing?.id ??
@@ -35,6 +43,16 @@ async function main(): Promise<void> {
   } finally {
     await orm.close();
   }
+}
+
+/** One line: which database was refused (its address without credentials), why, and what to use. */
+function refusal(databaseUrl: string, liveKeys: number): string {
+  const { host, pathname } = new URL(databaseUrl);
+  return (
+    `Refusing to seed the demo partner (${DEMO.email}, whose password is in the README) into ${host}${pathname}: ` +
+    `it holds ${liveKeys} live-mode API key${liveKeys === 1 ? '' : 's'}, so real partners use it. ` +
+    "Use a development database: unset DATABASE_URL for npm start's embedded one, with STACK_DATA_DIR for a fresh one."
+  );
 }
 
 void main();

@@ -102,6 +102,8 @@ async function main() {
       env: { ...process.env, ...env },
       encoding: 'utf8',
     });
+    // 78: the seed refused the database (one that holds live keys), and says why in one line.
+    if (seed.status === 78) throw new Error(seed.stderr.trim());
     if (seed.status !== 0) throw new Error(`Seeding the demo partner failed:\n${seed.stderr}`);
     const demo = JSON.parse(seed.stdout.trim().split('\n').pop());
 

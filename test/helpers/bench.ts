@@ -5,8 +5,10 @@ import { spawnSync } from 'node:child_process';
  * A run that hangs is stopped at `timeoutMs` with SIGTERM, on which the bench stops its stack.
  */
 export function runBench(args: string[], timeoutMs: number): { code: number | null; output: string } {
+  // Without jest's NODE_ENV, as from a terminal: the bench sets it for the API and worker it starts.
+  const { NODE_ENV: _jestSetsIt, ...terminal } = process.env;
   const run = spawnSync('node', ['scripts/bench.mjs', ...args], {
-    env: { ...process.env, TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI },
+    env: { ...terminal, TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI },
     encoding: 'utf8',
     timeout: timeoutMs,
   });

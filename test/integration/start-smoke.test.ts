@@ -5,6 +5,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { confirmLinkIn, dashboardClient, mailsTo, pathOf, uniqueEmail } from '../helpers/dashboard';
 import { freePort } from '../helpers/free-port';
+import { ownDatabase, type OwnDatabase } from '../helpers/own-database';
+import { makePartner } from '../helpers/partners';
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -37,8 +39,34 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number):
   });
 }
 
+/**
+ * What `npm start` is started with from a terminal: no NODE_ENV (it sets development itself for
+ * what it starts), on `database`, with ports of its own.
+ */
+async function startEnv(database: OwnDatabase, dataDir: string) {
+  const { NODE_ENV: _jestSetsIt, ...terminal } = process.env;
+  const [apiPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+  return {
+    apiPort,
+    temporalPort,
+    uiPort,
+    env: {
+      ...terminal,
+      DATABASE_URL: database.url,
+      TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI,
+      STACK_DATA_DIR: dataDir,
+      PORT: String(apiPort),
+      TEMPORAL_PORT: String(temporalPort),
+      TEMPORAL_UI_PORT: String(uiPort),
+      LOG_LEVEL: 'warn',
+    },
+  };
+}
+
 describe('npm start', () => {
   let child: ChildProcess | undefined;
+  // A database of its own: the seed refuses one holding live keys, as the suites' shared ones do.
+  let database: OwnDatabase | undefined;
   const dataDir = mkdtempSync(path.join(tmpdir(), 'stack-'));
   afterAll(async () => {
     if (child && child.exitCode === null) {
@@ -46,22 +74,13 @@ describe('npm start', () => {
       child.kill('SIGINT');
       await exited;
     }
+    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('brings the stack up, prints a working key, refuses a second start and stops on Ctrl-C', async () => {
-    const [apiPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
-    const env = {
-      ...process.env,
-      DATABASE_URL: process.env.TEST_DATABASE_URL,
-      TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI,
-      STACK_DATA_DIR: dataDir,
-      PORT: String(apiPort),
-      TEMPORAL_PORT: String(temporalPort),
-      TEMPORAL_UI_PORT: String(uiPort),
-      NODE_ENV: 'development',
-      LOG_LEVEL: 'warn',
-    };
+    database = await ownDatabase('start_smoke');
+    const { apiPort, temporalPort, uiPort, env } = await startEnv(database, dataDir);
     child = spawn('node', ['scripts/start.mjs'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     const output = await waitForOutput(child, /Ctrl-C stops everything/, 150_000);
     const key = /Test API key\s+(sk_test_\S+)/.exec(output)?.[1];
@@ -104,4 +123,24 @@ describe('npm start', () => {
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(await portOpen(temporalPort)).toBe(false);
   }, 200_000);
+
+  it('stops at once, in one line, on a database holding a live key, and starts no API', async () => {
+    const withLiveKey = await ownDatabase('start_live');
+    const refusedDir = mkdtempSync(path.join(tmpdir(), 'stack-'));
+    try {
+      await makePartner(withLiveKey.orm);
+      const { apiPort, env } = await startEnv(withLiveKey, refusedDir);
+      const refused = spawnSync('node', ['scripts/start.mjs'], { env, encoding: 'utf8', timeout: 120_000 });
+      expect(refused.status).toBe(1);
+      const lines = `${refused.stdout}${refused.stderr}`.split('\n');
+      expect(lines.filter((line) => line.includes('Refusing to seed the demo partner'))).toEqual([
+        expect.stringMatching(/Refusing to seed the demo partner \(demo@example\.com, .*it holds 1 live-mode API key, so real partners use it/),
+      ]);
+      expect(lines.some((line) => /Seeding the demo partner failed|Test API key/.test(line))).toBe(false);
+      expect(await portOpen(apiPort)).toBe(false);
+    } finally {
+      await withLiveKey.drop();
+      rmSync(refusedDir, { recursive: true, force: true });
+    }
+  }, 150_000);
 });
