@@ -68,7 +68,7 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
       text: [
         `Hello ${partner.businessName},`,
         '',
-        'Confirm your email address for the Partner Delivery dashboard by opening this link:',
+        'To confirm your email address for the Partner Delivery dashboard, open this link and press the button on its page:',
         '',
         link,
         '',
@@ -219,7 +219,7 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
       };
     },
 
-    /** Single use: the first visit confirms (and names the account), later visits and expired links find nothing. */
+    /** Single use: the first confirmation (a POST: opening the link confirms nothing) names the account; later ones and expired links find nothing. */
     async confirm(token: string): Promise<string | null> {
       if (!TOKEN.test(token)) return null;
       return accounts.confirmEmail(orm.em.fork(), tokenHash(token), CONFIRM_PURPOSE);

@@ -74,7 +74,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
 
       // Once confirmed, the same pages open.
       const [message] = await mailsTo(mailDir, email);
-      await client.get(pathOf(confirmLinkIn(message!)!));
+      await client.confirm(pathOf(confirmLinkIn(message!)!));
       expect((await client.get('/dashboard/payment-methods')).status).toBe(200);
       expect((await client.submit('/dashboard', '/dashboard/mode', { mode: 'live', back: '/dashboard' })).status).toBe(303);
     });
@@ -93,7 +93,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
     expect(messages).toHaveLength(2);
     // The link mailed for the stranger's sign-up no longer confirms anything.
     expect((await dashboardClient(stack.baseUrl).get(pathOf(confirmLinkIn(messages[0]!)!))).status).toBe(400);
-    const confirmed = await owner.get(pathOf(confirmLinkIn(messages[1]!)!));
+    const confirmed = await owner.confirm(pathOf(confirmLinkIn(messages[1]!)!));
     expect(confirmed.status).toBe(303);
     expect(confirmed.location).toBe('/dashboard/keys');
     expect((await owner.get('/dashboard')).text).toContain('Owner Shop');
@@ -187,7 +187,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       await owner.signUp({ email, password: NEW_PASSWORD, business_name: 'Owner Shop' });
       expect((await dashboardClient(stack.baseUrl).get(link)).status).toBe(400);
       const latest = pathOf(confirmLinkIn((await mailsTo(mailDir, email))[2]!)!);
-      const confirmed = await owner.get(latest);
+      const confirmed = await owner.confirm(latest);
       expect(confirmed.status).toBe(303);
       expect(confirmed.location).toBe('/dashboard/keys');
       expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
@@ -199,9 +199,9 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
     const email = uniqueEmail();
     await dashboardClient(stack.baseUrl).signUp({ email, password: PASSWORD, business_name: 'Only Once Ltd' });
     const [message] = await mailsTo(mailDir, email);
-    const confirmed = await dashboardClient(stack.baseUrl).get(pathOf(confirmLinkIn(message!)!));
-    expect(confirmed.status).toBe(200);
-    expect(confirmed.text).toContain('Email address confirmed');
+    const confirmed = await dashboardClient(stack.baseUrl).confirm(pathOf(confirmLinkIn(message!)!));
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.location).toBe('/dashboard/login');
     expect((await partnerByEmail(stack.orm, email))?.confirmed).toBe(true);
   });
 
