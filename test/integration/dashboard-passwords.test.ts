@@ -7,8 +7,8 @@ import { hashPassword } from '../../api/dashboard/passwords';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { SANDBOX } from '../helpers/bookings';
 import { confirmLinkIn, dashboardClient, mailsTo, pathOf, readableText, uniqueEmail } from '../helpers/dashboard';
-import { eventually } from '../helpers/http';
-import { apiKeysOf, emailTokensHashed, expireEmailToken, partnerByEmail } from '../helpers/db-accounts';
+import { api, eventually } from '../helpers/http';
+import { apiKeyRow, apiKeysOf, emailTokensHashed, expireEmailToken, keyOfUnconfirmedPartner, partnerByEmail } from '../helpers/db-accounts';
 import { paymentMethodsOf } from '../helpers/db-payments';
 
 const PASSWORD = 'correct horse battery';
@@ -192,6 +192,49 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       expect(confirmed.location).toBe('/dashboard/keys');
       expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
       expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(303);
+    });
+
+    /** A working key the pending account holds from before, as a stranger's would be. */
+    async function keyHeldFromBefore(email: string) {
+      const partnerId = (await partnerByEmail(stack.orm, email))!.id;
+      const held = await keyOfUnconfirmedPartner(stack.orm, partnerId, 'live');
+      expect((await api(stack.baseUrl, held.apiKey).get('/partner/payment-methods')).status).toBe(200);
+      return { partnerId, ...held };
+    }
+
+    it('revokes every key made before and ends every session when the reader of the mailbox chooses the password', async () => {
+      const { email, stranger, link, token } = await contestedByALaterStranger();
+      const held = await keyHeldFromBefore(email);
+
+      const reader = dashboardClient(stack.baseUrl);
+      const done = await reader.submit(link, '/dashboard/confirm', { token, business_name: 'Owner Shop', password: NEW_PASSWORD });
+      expect(done.location).toBe('/dashboard/keys');
+      expect((await apiKeyRow(stack.orm, held.keyId))!.revoked).toBe(true);
+      expect((await api(stack.baseUrl, held.apiKey).get('/partner/payment-methods')).status).toBe(401);
+      expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+
+      // Keys made after the confirmation are the owner's and stay.
+      expect((await reader.submit('/dashboard/keys', '/dashboard/keys', { label: 'Shop server', mode: 'live' })).status).toBe(201);
+      expect((await apiKeysOf(stack.orm, held.partnerId)).map((key) => key.revoked)).toEqual([true, false]);
+    });
+
+    it('revokes every key made before and ends every other session when the latest sign-up confirms in its browser', async () => {
+      const { email, stranger } = await contestedByALaterStranger();
+      const owner = dashboardClient(stack.baseUrl);
+      await owner.signUp({ email, password: NEW_PASSWORD, business_name: 'Owner Shop' });
+      // Another browser logged in with the newest password (someone who saw it typed, say).
+      const onlooker = dashboardClient(stack.baseUrl);
+      expect((await onlooker.logIn(email, NEW_PASSWORD)).status).toBe(303);
+      const held = await keyHeldFromBefore(email);
+
+      const latest = pathOf(confirmLinkIn((await mailsTo(mailDir, email))[2]!)!);
+      const confirmed = await owner.confirm(latest);
+      expect(confirmed.location).toBe('/dashboard/keys');
+      expect((await onlooker.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+      expect((await apiKeyRow(stack.orm, held.keyId))!.revoked).toBe(true);
+      expect((await api(stack.baseUrl, held.apiKey).get('/partner/payment-methods')).status).toBe(401);
+      expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+      expect((await owner.get('/dashboard/keys')).status).toBe(200);
     });
   });
 

@@ -95,7 +95,7 @@ export function claimSignUpPage(ctx: PageContext, token: string, email: string, 
     html`<section class="narrow">
       <h1>Choose your password</h1>
       <p class="lead"><strong>${email}</strong> was used to sign up more than once before it was confirmed, perhaps by someone else, so the password on the account may not be yours. The account goes to whoever reads this address's mail: choose its password and business name.</p>
-      <p>Saving them confirms your email address, stops any other password and logs out every other browser.</p>
+      <p>Saving them confirms your email address, stops any other password, revokes any API key the account holds and logs out every other browser.</p>
       ${errorSummary(errors)}
       <form method="post" action="/dashboard/confirm" novalidate>
         ${csrfInput(ctx)}

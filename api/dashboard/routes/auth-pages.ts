@@ -78,7 +78,8 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
    * (its password was chosen by whoever asked for the mail). Once a second sign-up replaced the
    * pending one (the account is contested), the password on the account may be a stranger's: the
    * page then asks its reader to choose the password and name instead, and its POST confirms,
-   * ends every other session and logs this browser in.
+   * ends every other session and logs this browser in. Confirming a contested account, either
+   * way, revokes every key it holds and ends every other session.
    */
   router.get('/confirm', async (req, res) => {
     const token = typeof req.query.token === 'string' ? req.query.token : '';
@@ -99,7 +100,7 @@ export function createAuthRoutes(accounts: AccountService, authLimit: RequestHan
     if (mustChoosePassword(req, ctx.viewer, pending)) return claimSignUp(req, res, token, pending);
 
     // Checked again and used in one step: a sign-up between the look and this use spends the link.
-    const confirmed = await accounts.confirm(token);
+    const confirmed = await accounts.confirm(token, req.sessionID);
     if (!confirmed) return render(res, confirmLinkInvalidPage(ctx), 400);
     const loggedInAsIt = confirmed === ctx.viewer?.partnerId;
     if (!loggedInAsIt && !madeLatestSignUpHere(req, pending)) {
