@@ -306,6 +306,18 @@ export async function listApiKeys(em: EntityManager, partnerId: string, mode: Ke
   );
 }
 
+/**
+ * Every key of a partner, both modes: usable ones first, live before test, newest first. What an
+ * owner checks after a password reset, when a stranger may have made keys of either mode.
+ */
+export async function listEveryApiKey(em: EntityManager, partnerId: string): Promise<ApiKeyListing[]> {
+  return em.execute<ApiKeyListing[]>(
+    `select id, label, mode, prefix, created_at, last_used_at, revoked_at from api_keys
+       where partner_id = ? order by revoked_at is not null, mode = 'test', created_at desc`,
+    [partnerId],
+  );
+}
+
 /** An unrevoked key found by its hash, and whether its last-used time is over a minute old. */
 export async function findUsableApiKey(
   em: EntityManager,

@@ -109,7 +109,7 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
         '',
         link,
         '',
-        `The link works once and expires in ${hoursText(settings.passwordResetMinutes / 60)}. Setting a new password logs out every browser.`,
+        `The link works once and expires in ${hoursText(settings.passwordResetMinutes / 60)}. Setting a new password logs out every browser, then shows the account's API keys so you can revoke any you do not know.`,
         'If you did not ask, ignore this email: your password stays as it is.',
       ].join('\n'),
     });

@@ -263,7 +263,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       expect(await mailsTo(mailDir, nobody)).toHaveLength(0);
     });
 
-    it('sets a new password by a single-use link stored only as a hash, and logs every browser out', async () => {
+    it('sets a new password by a single-use link stored only as a hash, and logs every other browser out', async () => {
       const { email, client: loggedIn } = await confirmedAccount();
       const requester = dashboardClient(stack.baseUrl);
       await requester.submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email });
@@ -274,8 +274,10 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
 
       const done = await requester.submit(link, '/dashboard/reset-password', { token, password: NEW_PASSWORD });
       expect(done.status).toBe(303);
-      expect(done.location).toBe('/dashboard/login');
+      expect(done.location).toBe('/dashboard/keys/review');
+      // Every session ended; the browser that chose the password is logged in afresh.
       expect((await loggedIn.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+      expect((await requester.get('/dashboard/keys')).status).toBe(200);
       expect((await dashboardClient(stack.baseUrl).logIn(email, PASSWORD)).status).toBe(400);
       expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(303);
 
@@ -283,6 +285,40 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       const again = await dashboardClient(stack.baseUrl).get(link);
       expect(again.status).toBe(400);
       expect(again.text).toContain('This link does not work any more');
+    });
+
+    it('lands on every key of the account, live and test, with a button to revoke each', async () => {
+      const { email, partnerId, client: intruder } = await confirmedAccount();
+      // Someone logged in as the account made a live key; the owner's own test key is there too.
+      const live = await intruder.submit('/dashboard/keys', '/dashboard/keys', { label: 'Not mine', mode: 'live' });
+      const liveSecret = /value="(sk_live_[A-Za-z0-9]+)"/.exec(live.text)![1]!;
+      expect((await intruder.submit('/dashboard/keys', '/dashboard/keys', { label: 'Shop server', mode: 'test' })).status).toBe(201);
+      const [liveKey] = await apiKeysOf(stack.orm, partnerId, 'live');
+      const [testKey] = await apiKeysOf(stack.orm, partnerId, 'test');
+
+      const owner = dashboardClient(stack.baseUrl);
+      await owner.submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email });
+      const link = await lastResetLink(email);
+      const token = new URL(link, stack.baseUrl).searchParams.get('token')!;
+      const done = await owner.submit(link, '/dashboard/reset-password', { token, password: NEW_PASSWORD });
+      expect(done.location).toBe('/dashboard/keys/review');
+      expect((await intruder.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+
+      const review = await owner.get(done.location!);
+      expect(review.status).toBe(200);
+      expect(review.text).toContain('Your password is changed and every other browser is logged out.');
+      for (const key of [liveKey!, testKey!]) {
+        expect(review.text).toContain(key.label);
+        expect(review.text).toContain(`action="/dashboard/keys/${key.id}/revoke"`);
+      }
+      expect(review.text).toContain('name="back" value="/dashboard/keys/review"');
+
+      // Revoked from there, the key is refused at once and the owner is back on the review.
+      const revoked = await owner.submit(done.location!, `/dashboard/keys/${liveKey!.id}/revoke`, { back: '/dashboard/keys/review' });
+      expect(revoked.location).toBe('/dashboard/keys/review');
+      expect((await apiKeyRow(stack.orm, liveKey!.id))!.revoked).toBe(true);
+      expect((await api(stack.baseUrl, liveSecret).get('/partner/payment-methods')).status).toBe(401);
+      expect((await apiKeyRow(stack.orm, testKey!.id))!.revoked).toBe(false);
     });
 
     it('refuses an expired reset link', async () => {
