@@ -59,26 +59,51 @@ export async function issueEmailToken(
 }
 
 /**
- * Uses an unexpired, unused confirmation token: its partner's address counts as confirmed, and
- * every other unused link sent for it is spent too, all in one transaction. The partner's id,
- * or null when the token is unknown, used or expired.
+ * Uses an unexpired, unused confirmation token: its partner's address counts as confirmed (see
+ * confirmAddress), and every other unused link sent for it is spent too, all in one transaction.
+ * `keepSid` is the session of the request that confirms, kept when the confirmation ends the
+ * others. The partner's id, or null when the token is unknown, used or expired.
  */
-export async function confirmEmail(em: EntityManager, tokenHash: string, purpose: string): Promise<string | null> {
-  return em.transactional(async (tx) => {
+export async function confirmEmail(em: EntityManager, input: { tokenHash: string; purpose: string; keepSid: string | null }): Promise<string | null> {
+  const done = await em.transactional(async (tx) => {
     const [used] = await tx.execute<{ partner_id: string }[]>(
       `update email_tokens set used_at = now()
            where token_hash = ? and purpose = ? and used_at is null and expires_at > now() returning partner_id`,
-      [tokenHash, purpose],
+      [input.tokenHash, input.purpose],
     );
     if (!used) return null;
-    await tx.execute('update partners set email_confirmed_at = coalesce(email_confirmed_at, now()) where id = ?', [used.partner_id]);
+    const revoked = await confirmAddress(tx, used.partner_id, input.keepSid);
     // The other links sent to this address have nothing left to do.
     await tx.execute('update email_tokens set used_at = now() where partner_id = ? and purpose = ? and used_at is null', [
       used.partner_id,
-      purpose,
+      input.purpose,
     ]);
-    return used.partner_id;
+    return { partnerId: used.partner_id, revoked };
   });
+  if (!done) return null;
+  announceRevoked(done.revoked);
+  return done.partnerId;
+}
+
+/**
+ * Marks a partner's address confirmed, inside the caller's transaction. An address signed up for
+ * more than once before this had more than one password on it, and any could be a stranger's: so
+ * confirming it revokes every key the account holds (each was made before this moment) and ends
+ * every dashboard session but `keepSid`. The ids of the keys revoked, for the caller to announce
+ * once its transaction has committed; none when the address was confirmed already.
+ */
+async function confirmAddress(tx: EntityManager, partnerId: string, keepSid: string | null): Promise<string[]> {
+  const [row] = await tx.execute<{ contested: boolean }[]>(
+    'update partners set email_confirmed_at = now() where id = ? and email_confirmed_at is null returning sign_ups > 1 as contested',
+    [partnerId],
+  );
+  if (!row?.contested) return [];
+  const revoked = await tx.execute<{ id: string }[]>(
+    'update api_keys set revoked_at = now() where partner_id = ? and revoked_at is null returning id',
+    [partnerId],
+  );
+  await endPartnerSessions(tx, partnerId, keepSid);
+  return revoked.map((key) => key.id);
 }
 
 /**
@@ -136,9 +161,10 @@ export async function findConfirmLink(em: EntityManager, tokenHash: string, purp
 
 /**
  * The reader of the mailbox takes a contested account: uses an unexpired, unused confirmation
- * token, sets the password and business name they chose, confirms the address, spends the other
- * links and ends every dashboard session of the account (the caller logs its own browser in
- * afterwards), all in one transaction. The partner's id, or null when the link does not work.
+ * token, sets the password and business name they chose, confirms the address, revokes every key
+ * of the account, spends the other links and ends every dashboard session of the account (the
+ * caller logs its own browser in afterwards), all in one transaction. The partner's id, or null
+ * when the link does not work.
  */
 export async function claimPendingSignUp(
   em: EntityManager,
@@ -183,32 +209,37 @@ export async function resetPassword(em: EntityManager, input: { tokenHash: strin
  * What a confirmation or reset link does once its form is sent, in one transaction: uses the
  * link (unexpired, unused), sets the password (and `also`'s columns), confirms the address (its
  * reader holds the mailbox), spends the account's other links of that purpose and ends every
- * dashboard session of it. The partner's id, or null when the link does not work.
+ * dashboard session of it; confirming a contested address revokes its keys too (confirmAddress).
+ * The partner's id, or null when the link does not work.
  */
 async function setPasswordByLink(
   em: EntityManager,
   input: { tokenHash: string; purpose: string; passwordHash: string },
   also: { businessName?: string } = {},
 ): Promise<string | null> {
-  return em.transactional(async (tx) => {
+  const done = await em.transactional(async (tx) => {
     const [used] = await tx.execute<{ partner_id: string }[]>(
       `update email_tokens set used_at = now()
            where token_hash = ? and purpose = ? and used_at is null and expires_at > now() returning partner_id`,
       [input.tokenHash, input.purpose],
     );
     if (!used) return null;
-    await tx.execute(
-      `update partners set password_hash = ?, business_name = coalesce(?, business_name),
-           email_confirmed_at = coalesce(email_confirmed_at, now()) where id = ?`,
-      [input.passwordHash, also.businessName ?? null, used.partner_id],
-    );
+    await tx.execute('update partners set password_hash = ?, business_name = coalesce(?, business_name) where id = ?', [
+      input.passwordHash,
+      also.businessName ?? null,
+      used.partner_id,
+    ]);
+    const revoked = await confirmAddress(tx, used.partner_id, null);
     await tx.execute('update email_tokens set used_at = now() where partner_id = ? and purpose = ? and used_at is null', [
       used.partner_id,
       input.purpose,
     ]);
     await endPartnerSessions(tx, used.partner_id);
-    return used.partner_id;
+    return { partnerId: used.partner_id, revoked };
   });
+  if (!done) return null;
+  announceRevoked(done.revoked);
+  return done.partnerId;
 }
 
 /** Thrown by createApiKey when the partner already holds `maxActive` unrevoked keys. */
@@ -275,6 +306,18 @@ export async function listApiKeys(em: EntityManager, partnerId: string, mode: Ke
   );
 }
 
+/**
+ * Every key of a partner, both modes: usable ones first, live before test, newest first. What an
+ * owner checks after a password reset, when a stranger may have made keys of either mode.
+ */
+export async function listEveryApiKey(em: EntityManager, partnerId: string): Promise<ApiKeyListing[]> {
+  return em.execute<ApiKeyListing[]>(
+    `select id, label, mode, prefix, created_at, last_used_at, revoked_at from api_keys
+       where partner_id = ? order by revoked_at is not null, mode = 'test', created_at desc`,
+    [partnerId],
+  );
+}
+
 /** An unrevoked key found by its hash, and whether its last-used time is over a minute old. */
 export async function findUsableApiKey(
   em: EntityManager,
@@ -299,12 +342,17 @@ export function onApiKeyRevoked(listener: (keyId: string) => void): void {
   revocationListeners.add(listener);
 }
 
+/** Called once the revocation has committed: a cache refilled before the commit would keep the key. */
+function announceRevoked(keyIds: readonly string[]): void {
+  for (const keyId of keyIds) for (const listener of revocationListeners) listener(keyId);
+}
+
 export async function revokeApiKey(em: EntityManager, partnerId: string, keyId: string): Promise<boolean> {
   const rows = await em.execute<unknown[]>(
     'update api_keys set revoked_at = now() where id = ? and partner_id = ? and revoked_at is null returning id',
     [keyId, partnerId],
   );
-  if (rows.length === 1) for (const listener of revocationListeners) listener(keyId);
+  if (rows.length === 1) announceRevoked([keyId]);
   return rows.length === 1;
 }
 

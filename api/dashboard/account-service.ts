@@ -68,7 +68,7 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
       text: [
         `Hello ${partner.businessName},`,
         '',
-        'Confirm your email address for the Partner Delivery dashboard by opening this link:',
+        'To confirm your email address for the Partner Delivery dashboard, open this link and press the button on its page:',
         '',
         link,
         '',
@@ -109,7 +109,7 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
         '',
         link,
         '',
-        `The link works once and expires in ${hoursText(settings.passwordResetMinutes / 60)}. Setting a new password logs out every browser.`,
+        `The link works once and expires in ${hoursText(settings.passwordResetMinutes / 60)}. Setting a new password logs out every browser, then shows the account's API keys so you can revoke any you do not know.`,
         'If you did not ask, ignore this email: your password stays as it is.',
       ].join('\n'),
     });
@@ -219,16 +219,21 @@ export function createAccountService(deps: { orm: MikroORM; settings: Settings; 
       };
     },
 
-    /** Single use: the first visit confirms (and names the account), later visits and expired links find nothing. */
-    async confirm(token: string): Promise<string | null> {
+    /**
+     * Single use: the first confirmation (a POST: opening the link confirms nothing) names the
+     * account; later ones and expired links find nothing. A contested account's confirmation
+     * revokes its keys and ends every session but `keepSid`, the confirming browser's.
+     */
+    async confirm(token: string, keepSid: string): Promise<string | null> {
       if (!TOKEN.test(token)) return null;
-      return accounts.confirmEmail(orm.em.fork(), tokenHash(token), CONFIRM_PURPOSE);
+      return accounts.confirmEmail(orm.em.fork(), { tokenHash: tokenHash(token), purpose: CONFIRM_PURPOSE, keepSid });
     },
 
     /**
      * Single use, by a confirmation link: its reader (who holds the mailbox) chooses the password
-     * and name, the address is confirmed and every session of the account ends, whoever's sign-up
-     * the link was sent for. The account's id, or null when the link does not work.
+     * and name, the address is confirmed, every key of the account is revoked and every session of
+     * it ends, whoever's sign-up the link was sent for. The account's id, or null when the link
+     * does not work.
      */
     async claimSignUp(input: { token: string; password: string; businessName: string }): Promise<string | null> {
       if (!TOKEN.test(input.token)) return null;

@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import session from 'express-session';
 import connectPgSimple from 'connect-pg-simple';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -6,6 +6,7 @@ import type { Logger } from '../../config/logger';
 import * as sessions from '../../db/sessions';
 import type { Settings } from '../../config/settings';
 import type { KeyMode } from '../../domain/api-key';
+import { saveSession } from './respond';
 
 declare module 'express-session' {
   interface SessionData {
@@ -15,7 +16,7 @@ declare module 'express-session' {
     /**
      * The account this browser signed up for, pending one replaced by this sign-up included (or a
      * random id when the address was confirmed already, so both answers look alike): its
-     * confirmation link, opened here, logs this browser in.
+     * confirmation link, confirmed here, logs this browser in.
      */
     signedUp: string;
     /**
@@ -60,4 +61,12 @@ export function dashboardSession(orm: MikroORM, settings: Settings, logger: Logg
       maxAge: settings.dashboardSessionSeconds * 1000,
     },
   });
+}
+
+/** A new session for the partner: a new id, so an id planted before it (session fixation) is worthless. */
+export async function logIn(req: Request, partnerId: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
+  req.session.partnerId = partnerId;
+  req.session.mode = 'test';
+  await saveSession(req);
 }

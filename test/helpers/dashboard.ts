@@ -57,6 +57,11 @@ export function dashboardClient(baseUrl: string) {
     async logIn(email: string, password: string): Promise<Page> {
       return client.submit('/dashboard/login', '/dashboard/login', { email, password });
     },
+    /** Opens a confirmation link (`pathOf` it) and presses the button on its page, as its reader would. */
+    async confirm(linkPath: string): Promise<Page> {
+      const token = new URL(linkPath, baseUrl).searchParams.get('token') ?? '';
+      return client.submit(linkPath, '/dashboard/confirm', { token });
+    },
   };
   return client;
 }

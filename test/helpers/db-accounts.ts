@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { Orm } from '../../db/orm';
+import { displayPrefix, generateSecret, hashSecret, type KeyMode } from '../../domain/api-key';
 import { ago, rows, write, type Age } from './db';
 
 export interface PartnerRow {
@@ -57,6 +59,25 @@ export function apiKeysOf(orm: Orm, partnerId: string, mode?: 'live' | 'test'): 
     `select *, revoked_at is not null as revoked from api_keys where partner_id = ?${mode ? ' and mode = ?' : ''} order by created_at, id`,
     mode ? [partnerId, mode] : [partnerId],
   );
+}
+
+/**
+ * A working key stored for a partner whose address is not confirmed yet. The service makes no
+ * such key (a key needs a confirmed address), so it stands for one held from before: what a
+ * confirmation of a contested address must revoke. Its id and its secret, as the API takes it.
+ */
+export async function keyOfUnconfirmedPartner(orm: Orm, partnerId: string, mode: KeyMode): Promise<{ keyId: string; apiKey: string }> {
+  const apiKey = generateSecret(mode, 'sk');
+  const keyId = randomUUID();
+  await write(orm, 'insert into api_keys (id, partner_id, mode, label, prefix, key_hash) values (?, ?, ?, ?, ?, ?)', [
+    keyId,
+    partnerId,
+    mode,
+    `Old ${mode} key`,
+    displayPrefix(apiKey),
+    hashSecret(apiKey),
+  ]);
+  return { keyId, apiKey };
 }
 
 export async function apiKeyRow(orm: Orm, keyId: string): Promise<ApiKeyRow | undefined> {

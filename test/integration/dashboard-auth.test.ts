@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { SMTPServer } from 'smtp-server';
 import { startTestStack, type TestStack } from '../helpers/stack';
-import { confirmLinkIn, dashboardClient, readableText, mailsTo, pathOf, uniqueEmail } from '../helpers/dashboard';
+import { confirmLinkIn, csrfToken, dashboardClient, readableText, mailsTo, pathOf, uniqueEmail } from '../helpers/dashboard';
 import { eventually } from '../helpers/http';
 import { apiKeysOf, emailTokensOf, expireEmailTokensOf, partnerByEmail } from '../helpers/db-accounts';
 
@@ -60,7 +60,7 @@ async function confirmedAccount() {
   const email = uniqueEmail();
   const { client } = await signUp(email);
   const [message] = await mailTo(email);
-  await client.get(pathOf(confirmLinkIn(message!.raw)!));
+  await client.confirm(pathOf(confirmLinkIn(message!.raw)!));
   return { email, client };
 }
 
@@ -83,17 +83,67 @@ describe('dashboard sign-up and email confirmation', () => {
     expect(account!.password_hash).toMatch(/^\$argon2id\$/);
     expect(account!.password_hash).not.toContain(PASSWORD);
 
-    // Opened in another browser (a phone's mail app, say): confirmed, and that browser logs in itself.
+    // Confirmed in another browser (a phone's mail app, say): that browser logs in itself.
     const elsewhere = dashboardClient(stack.baseUrl);
-    const first = await elsewhere.get(pathOf(link));
-    expect(first.status).toBe(200);
-    expect(first.text).toContain('Email address confirmed');
+    const first = await elsewhere.confirm(pathOf(link));
+    expect(first.status).toBe(303);
+    expect(first.location).toBe('/dashboard/login');
+    expect((await elsewhere.get(first.location!)).text).toContain('Your email address is confirmed. Log in to create API keys.');
     expect((await partnerByEmail(stack.orm, email))!.confirmed).toBe(true);
 
     // Used up, in the browser that signed up too.
     const again = await client.get(pathOf(link));
     expect(again.status).toBe(400);
     expect(again.text).toContain('This link does not work any more');
+  });
+
+  it('changes nothing when a mail scanner opens the link, so the stranger logged in still cannot make a key', async () => {
+    // A stranger signs up with a company's address and logs in; the company's mail scanner then
+    // fetches every link of the message, with no cookies.
+    const email = uniqueEmail('company');
+    const { client: stranger } = await signUp(email, 'the stranger password', 'Stranger Ltd');
+    expect((await stranger.logIn(email, 'the stranger password')).status).toBe(303);
+    const [message] = await mailTo(email);
+    const scanned = await fetch(`${stack.baseUrl}${pathOf(confirmLinkIn(message!.raw)!)}`, { redirect: 'manual' });
+    expect(scanned.status).toBe(200);
+    expect(await scanned.text()).toContain('Confirm my email address');
+    // No session was started, nobody confirmed, the link is not spent.
+    expect(scanned.headers.getSetCookie().filter((cookie) => cookie.startsWith('dashboard_sid='))).toEqual([]);
+    const account = (await partnerByEmail(stack.orm, email))!;
+    expect(account.confirmed).toBe(false);
+    expect((await emailTokensOf(stack.orm, email)).map((link) => link.used_at)).toEqual([null]);
+
+    const refused = await stranger.submit('/dashboard/keys', '/dashboard/keys', { label: 'Live server', mode: 'live' });
+    expect(refused.status).toBe(400);
+    expect(refused.text).toContain('Confirm your email address first');
+    expect(await apiKeysOf(stack.orm, account.id)).toEqual([]);
+  });
+
+  it('confirms only by the POST of the link’s page, with that page’s CSRF token', async () => {
+    const email = uniqueEmail();
+    const { client } = await signUp(email);
+    const [message] = await mailTo(email);
+    const link = pathOf(confirmLinkIn(message!.raw)!);
+    const token = new URL(link, stack.baseUrl).searchParams.get('token')!;
+    // Even in the browser that signed up, opening the link only shows its button: no log-in yet.
+    const page = await client.get(link);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain(`name="token" value="${token}"`);
+    expect(page.text).toContain(email);
+    expect((await client.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+
+    // Posted without the page's token, as a form on another site would be: refused, nothing changed.
+    const forged = await client.post('/dashboard/confirm', { token });
+    expect(forged.status).toBe(403);
+    expect((await partnerByEmail(stack.orm, email))!.confirmed).toBe(false);
+    expect((await emailTokensOf(stack.orm, email)).map((stored) => stored.used_at)).toEqual([null]);
+
+    const confirmed = await client.post('/dashboard/confirm', { _csrf: csrfToken(page.text), token });
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.location).toBe('/dashboard/keys');
+    expect((await partnerByEmail(stack.orm, email))!.confirmed).toBe(true);
+    expect((await client.get('/dashboard/keys')).text).toContain('Your email address is confirmed.');
+    expect((await client.get(link)).status).toBe(400);
   });
 
   it('refuses a confirmation link once it has expired', async () => {
@@ -164,7 +214,7 @@ describe('dashboard sign-up and email confirmation', () => {
     const { client } = await signUp(email);
     const before = client.jar.get('dashboard_sid');
     const [message] = await mailTo(email);
-    const confirmed = await client.get(pathOf(confirmLinkIn(message!.raw)!));
+    const confirmed = await client.confirm(pathOf(confirmLinkIn(message!.raw)!));
     expect(confirmed.status).toBe(303);
     expect(confirmed.location).toBe('/dashboard/keys');
     // A new session id, as at log-in: one planted before sign-up opens nothing.
@@ -184,9 +234,10 @@ describe('dashboard sign-up and email confirmation', () => {
     await signUp(email);
     const [message] = await mailTo(email);
     const elsewhere = dashboardClient(stack.baseUrl);
-    const confirmed = await elsewhere.get(pathOf(confirmLinkIn(message!.raw)!));
-    expect(confirmed.status).toBe(200);
-    expect(confirmed.text).toContain('Email address confirmed');
+    const confirmed = await elsewhere.confirm(pathOf(confirmLinkIn(message!.raw)!));
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.location).toBe('/dashboard/login');
+    expect((await partnerByEmail(stack.orm, email))!.confirmed).toBe(true);
     expect((await elsewhere.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
     // A sign-up in a browser for an address that has an account leaves that browser no way in either.
     const again = dashboardClient(stack.baseUrl);
@@ -208,7 +259,7 @@ describe('dashboard sign-up and email confirmation', () => {
     expect(await keysOfOwner()).toHaveLength(0);
 
     const [message] = await mailTo(email);
-    const confirmed = await client.get(pathOf(confirmLinkIn(message!.raw)!));
+    const confirmed = await client.confirm(pathOf(confirmLinkIn(message!.raw)!));
     expect(confirmed.status).toBe(303);
     expect(confirmed.location).toBe('/dashboard/keys');
 
@@ -292,7 +343,7 @@ describe('dashboard mail without SMTP', () => {
     // The link as a person copies it out of the file, or a script finds it with a plain pattern.
     const link = /^(https?:\/\/\S+\/dashboard\/confirm\?token=[A-Za-z0-9_-]+)$/m.exec(raw!)?.[1];
     expect(link).toBe(`${offline.settings.siteUrl}${pathOf(link!)}`);
-    const confirmed = await client.get(pathOf(link!));
+    const confirmed = await client.confirm(pathOf(link!));
     expect(confirmed.status).toBe(303);
     expect(confirmed.location).toBe('/dashboard/keys');
   });

@@ -7,8 +7,8 @@ import { hashPassword } from '../../api/dashboard/passwords';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { SANDBOX } from '../helpers/bookings';
 import { confirmLinkIn, dashboardClient, mailsTo, pathOf, readableText, uniqueEmail } from '../helpers/dashboard';
-import { eventually } from '../helpers/http';
-import { apiKeysOf, emailTokensHashed, expireEmailToken, partnerByEmail } from '../helpers/db-accounts';
+import { api, eventually } from '../helpers/http';
+import { apiKeyRow, apiKeysOf, emailTokensHashed, expireEmailToken, keyOfUnconfirmedPartner, partnerByEmail } from '../helpers/db-accounts';
 import { paymentMethodsOf } from '../helpers/db-payments';
 
 const PASSWORD = 'correct horse battery';
@@ -74,7 +74,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
 
       // Once confirmed, the same pages open.
       const [message] = await mailsTo(mailDir, email);
-      await client.get(pathOf(confirmLinkIn(message!)!));
+      await client.confirm(pathOf(confirmLinkIn(message!)!));
       expect((await client.get('/dashboard/payment-methods')).status).toBe(200);
       expect((await client.submit('/dashboard', '/dashboard/mode', { mode: 'live', back: '/dashboard' })).status).toBe(303);
     });
@@ -93,7 +93,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
     expect(messages).toHaveLength(2);
     // The link mailed for the stranger's sign-up no longer confirms anything.
     expect((await dashboardClient(stack.baseUrl).get(pathOf(confirmLinkIn(messages[0]!)!))).status).toBe(400);
-    const confirmed = await owner.get(pathOf(confirmLinkIn(messages[1]!)!));
+    const confirmed = await owner.confirm(pathOf(confirmLinkIn(messages[1]!)!));
     expect(confirmed.status).toBe(303);
     expect(confirmed.location).toBe('/dashboard/keys');
     expect((await owner.get('/dashboard')).text).toContain('Owner Shop');
@@ -187,11 +187,54 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       await owner.signUp({ email, password: NEW_PASSWORD, business_name: 'Owner Shop' });
       expect((await dashboardClient(stack.baseUrl).get(link)).status).toBe(400);
       const latest = pathOf(confirmLinkIn((await mailsTo(mailDir, email))[2]!)!);
-      const confirmed = await owner.get(latest);
+      const confirmed = await owner.confirm(latest);
       expect(confirmed.status).toBe(303);
       expect(confirmed.location).toBe('/dashboard/keys');
       expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
       expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(303);
+    });
+
+    /** A working key the pending account holds from before, as a stranger's would be. */
+    async function keyHeldFromBefore(email: string) {
+      const partnerId = (await partnerByEmail(stack.orm, email))!.id;
+      const held = await keyOfUnconfirmedPartner(stack.orm, partnerId, 'live');
+      expect((await api(stack.baseUrl, held.apiKey).get('/partner/payment-methods')).status).toBe(200);
+      return { partnerId, ...held };
+    }
+
+    it('revokes every key made before and ends every session when the reader of the mailbox chooses the password', async () => {
+      const { email, stranger, link, token } = await contestedByALaterStranger();
+      const held = await keyHeldFromBefore(email);
+
+      const reader = dashboardClient(stack.baseUrl);
+      const done = await reader.submit(link, '/dashboard/confirm', { token, business_name: 'Owner Shop', password: NEW_PASSWORD });
+      expect(done.location).toBe('/dashboard/keys');
+      expect((await apiKeyRow(stack.orm, held.keyId))!.revoked).toBe(true);
+      expect((await api(stack.baseUrl, held.apiKey).get('/partner/payment-methods')).status).toBe(401);
+      expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+
+      // Keys made after the confirmation are the owner's and stay.
+      expect((await reader.submit('/dashboard/keys', '/dashboard/keys', { label: 'Shop server', mode: 'live' })).status).toBe(201);
+      expect((await apiKeysOf(stack.orm, held.partnerId)).map((key) => key.revoked)).toEqual([true, false]);
+    });
+
+    it('revokes every key made before and ends every other session when the latest sign-up confirms in its browser', async () => {
+      const { email, stranger } = await contestedByALaterStranger();
+      const owner = dashboardClient(stack.baseUrl);
+      await owner.signUp({ email, password: NEW_PASSWORD, business_name: 'Owner Shop' });
+      // Another browser logged in with the newest password (someone who saw it typed, say).
+      const onlooker = dashboardClient(stack.baseUrl);
+      expect((await onlooker.logIn(email, NEW_PASSWORD)).status).toBe(303);
+      const held = await keyHeldFromBefore(email);
+
+      const latest = pathOf(confirmLinkIn((await mailsTo(mailDir, email))[2]!)!);
+      const confirmed = await owner.confirm(latest);
+      expect(confirmed.location).toBe('/dashboard/keys');
+      expect((await onlooker.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+      expect((await apiKeyRow(stack.orm, held.keyId))!.revoked).toBe(true);
+      expect((await api(stack.baseUrl, held.apiKey).get('/partner/payment-methods')).status).toBe(401);
+      expect((await stranger.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+      expect((await owner.get('/dashboard/keys')).status).toBe(200);
     });
   });
 
@@ -199,9 +242,9 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
     const email = uniqueEmail();
     await dashboardClient(stack.baseUrl).signUp({ email, password: PASSWORD, business_name: 'Only Once Ltd' });
     const [message] = await mailsTo(mailDir, email);
-    const confirmed = await dashboardClient(stack.baseUrl).get(pathOf(confirmLinkIn(message!)!));
-    expect(confirmed.status).toBe(200);
-    expect(confirmed.text).toContain('Email address confirmed');
+    const confirmed = await dashboardClient(stack.baseUrl).confirm(pathOf(confirmLinkIn(message!)!));
+    expect(confirmed.status).toBe(303);
+    expect(confirmed.location).toBe('/dashboard/login');
     expect((await partnerByEmail(stack.orm, email))?.confirmed).toBe(true);
   });
 
@@ -220,7 +263,7 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       expect(await mailsTo(mailDir, nobody)).toHaveLength(0);
     });
 
-    it('sets a new password by a single-use link stored only as a hash, and logs every browser out', async () => {
+    it('sets a new password by a single-use link stored only as a hash, and logs every other browser out', async () => {
       const { email, client: loggedIn } = await confirmedAccount();
       const requester = dashboardClient(stack.baseUrl);
       await requester.submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email });
@@ -231,8 +274,10 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
 
       const done = await requester.submit(link, '/dashboard/reset-password', { token, password: NEW_PASSWORD });
       expect(done.status).toBe(303);
-      expect(done.location).toBe('/dashboard/login');
+      expect(done.location).toBe('/dashboard/keys/review');
+      // Every session ended; the browser that chose the password is logged in afresh.
       expect((await loggedIn.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+      expect((await requester.get('/dashboard/keys')).status).toBe(200);
       expect((await dashboardClient(stack.baseUrl).logIn(email, PASSWORD)).status).toBe(400);
       expect((await dashboardClient(stack.baseUrl).logIn(email, NEW_PASSWORD)).status).toBe(303);
 
@@ -240,6 +285,40 @@ describe('dashboard accounts: confirmation first, the mailbox owner wins, passwo
       const again = await dashboardClient(stack.baseUrl).get(link);
       expect(again.status).toBe(400);
       expect(again.text).toContain('This link does not work any more');
+    });
+
+    it('lands on every key of the account, live and test, with a button to revoke each', async () => {
+      const { email, partnerId, client: intruder } = await confirmedAccount();
+      // Someone logged in as the account made a live key; the owner's own test key is there too.
+      const live = await intruder.submit('/dashboard/keys', '/dashboard/keys', { label: 'Not mine', mode: 'live' });
+      const liveSecret = /value="(sk_live_[A-Za-z0-9]+)"/.exec(live.text)![1]!;
+      expect((await intruder.submit('/dashboard/keys', '/dashboard/keys', { label: 'Shop server', mode: 'test' })).status).toBe(201);
+      const [liveKey] = await apiKeysOf(stack.orm, partnerId, 'live');
+      const [testKey] = await apiKeysOf(stack.orm, partnerId, 'test');
+
+      const owner = dashboardClient(stack.baseUrl);
+      await owner.submit('/dashboard/forgot-password', '/dashboard/forgot-password', { email });
+      const link = await lastResetLink(email);
+      const token = new URL(link, stack.baseUrl).searchParams.get('token')!;
+      const done = await owner.submit(link, '/dashboard/reset-password', { token, password: NEW_PASSWORD });
+      expect(done.location).toBe('/dashboard/keys/review');
+      expect((await intruder.get('/dashboard/keys')).location).toMatch(/^\/dashboard\/login\?next=/);
+
+      const review = await owner.get(done.location!);
+      expect(review.status).toBe(200);
+      expect(review.text).toContain('Your password is changed and every other browser is logged out.');
+      for (const key of [liveKey!, testKey!]) {
+        expect(review.text).toContain(key.label);
+        expect(review.text).toContain(`action="/dashboard/keys/${key.id}/revoke"`);
+      }
+      expect(review.text).toContain('name="back" value="/dashboard/keys/review"');
+
+      // Revoked from there, the key is refused at once and the owner is back on the review.
+      const revoked = await owner.submit(done.location!, `/dashboard/keys/${liveKey!.id}/revoke`, { back: '/dashboard/keys/review' });
+      expect(revoked.location).toBe('/dashboard/keys/review');
+      expect((await apiKeyRow(stack.orm, liveKey!.id))!.revoked).toBe(true);
+      expect((await api(stack.baseUrl, liveSecret).get('/partner/payment-methods')).status).toBe(401);
+      expect((await apiKeyRow(stack.orm, testKey!.id))!.revoked).toBe(false);
     });
 
     it('refuses an expired reset link', async () => {

@@ -100,15 +100,15 @@ describe('npm start', () => {
     expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
 
     // The README's first-time partner path: sign up, and the confirmation email is written in this
-    // stack's own data folder (not the default one another stack may be using); its link opens the
-    // keys page in the browser that signed up.
+    // stack's own data folder (not the default one another stack may be using); its link's button
+    // opens the keys page in the browser that signed up.
     const browser = dashboardClient(base);
     const email = uniqueEmail('smoke');
     const signedUp = await browser.signUp({ email, password: 'smoke-test-password', business_name: 'Smoke Ltd' });
     expect(signedUp.status).toBe(303);
     const [message] = await mailsTo(path.join(dataDir, 'mail'), email);
     expect(message).toBeDefined();
-    const confirmed = await browser.get(pathOf(confirmLinkIn(message!)!));
+    const confirmed = await browser.confirm(pathOf(confirmLinkIn(message!)!));
     expect(confirmed.location).toBe('/dashboard/keys');
 
     const second = spawnSync('node', ['scripts/start.mjs'], { env, encoding: 'utf8', timeout: 60_000 });

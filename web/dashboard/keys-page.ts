@@ -7,7 +7,6 @@ import { badge, when } from './format';
 import { choice, errorSummary, field, type FieldErrors } from './forms';
 import { actionButton, csrfInput, layout, type PageContext } from './layout';
 
-
 export interface NewKey {
   label: string;
   mode: KeyMode;
@@ -22,15 +21,17 @@ function createdPanel(created: NewKey): Html {
   </section>`;
 }
 
-function keyTable(ctx: PageContext, keys: ApiKeyListing[]): Html {
-  if (keys.length === 0) return html`<p class="empty">No ${ctx.mode} keys yet.</p>`;
+/** The keys as a table; `everyMode` adds a column for each key's mode, and revoking comes back to `back`. */
+function keyTable(ctx: PageContext, keys: ApiKeyListing[], options: { caption: string; empty: string; everyMode?: boolean; back?: string }): Html {
+  if (keys.length === 0) return html`<p class="empty">${options.empty}</p>`;
   return html`<table class="cards">
-    <caption class="visually-hidden">Your ${ctx.mode} API keys</caption>
-    <thead><tr><th scope="col">Label</th><th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+    <caption class="visually-hidden">${options.caption}</caption>
+    <thead><tr><th scope="col">Label</th>${options.everyMode ? html`<th scope="col">Kind</th>` : ''}<th scope="col">Key</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
     <tbody>
     ${keys.map(
       (k) => html`<tr${k.revoked_at ? html` class="revoked"` : ''}>
         <th scope="row" data-label="Label">${k.label}</th>
+        ${options.everyMode ? html`<td data-label="Kind">${k.mode === 'live' ? 'Live' : 'Test'}</td>` : ''}
         <td data-label="Key"><code>${k.prefix}…</code></td>
         <td data-label="Created">${when(k.created_at)}</td>
         <td data-label="Last used">${when(k.last_used_at)}</td>
@@ -41,12 +42,29 @@ function keyTable(ctx: PageContext, keys: ApiKeyListing[]): Html {
             : actionButton(ctx, `/dashboard/keys/${k.id}/revoke`, html`Revoke<span class="visually-hidden"> ${k.label}</span>`, {
                 style: 'danger',
                 confirm: `Revoke the key “${k.label}”? Requests with it are refused at once.`,
+                ...(options.back ? { fields: { back: options.back } } : {}),
               })
         }</td>
       </tr>`,
     )}
     </tbody>
   </table>`;
+}
+
+/**
+ * Every key of the account, live and test together: where a password reset lands, since a reset
+ * often follows a break-in and a stranger's keys outlive the sessions it ended.
+ */
+export function keyReviewPage(ctx: PageContext, keys: ApiKeyListing[]): Html {
+  const active = keys.filter((k) => !k.revoked_at).length;
+  return layout(
+    ctx,
+    'Check your API keys',
+    html`<h1>Check your API keys</h1>
+    <p class="lead">These are all the API keys of the account, live and test. A key works until it is revoked, whoever made it and whatever the password: revoke any you do not know.</p>
+    <p>${active === 0 ? 'No key of this account works now.' : `${active} ${active === 1 ? 'key works' : 'keys work'} now.`} <a href="/dashboard/keys">Go to API keys</a> to create one.</p>
+    ${keyTable(ctx, keys, { caption: 'Every API key of the account', empty: 'This account has no API keys.', everyMode: true, back: '/dashboard/keys/review' })}`,
+  );
 }
 
 export function keysPage(
@@ -88,7 +106,7 @@ export function keysPage(
     </section>
     <section aria-labelledby="list-title">
       <h2 id="list-title">Your ${ctx.mode} keys</h2>
-      ${keyTable(ctx, keys)}
+      ${keyTable(ctx, keys, { caption: `Your ${ctx.mode} API keys`, empty: `No ${ctx.mode} keys yet.` })}
     </section>`,
   );
 }

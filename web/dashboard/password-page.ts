@@ -31,7 +31,7 @@ export function resetPasswordPage(ctx: PageContext, token: string, errors: Field
     'Choose a new password',
     html`<section class="narrow">
       <h1>Choose a new password</h1>
-      <p class="lead">Every browser logged in to the account is logged out when you save it.</p>
+      <p class="lead">Every browser logged in to the account is logged out when you save it. Then you see every API key of the account, to revoke any you do not know.</p>
       ${errorSummary(errors)}
       <form method="post" action="/dashboard/reset-password" novalidate>
         ${csrfInput(ctx)}

@@ -95,7 +95,7 @@ export function claimSignUpPage(ctx: PageContext, token: string, email: string, 
     html`<section class="narrow">
       <h1>Choose your password</h1>
       <p class="lead"><strong>${email}</strong> was used to sign up more than once before it was confirmed, perhaps by someone else, so the password on the account may not be yours. The account goes to whoever reads this address's mail: choose its password and business name.</p>
-      <p>Saving them confirms your email address, stops any other password and logs out every other browser.</p>
+      <p>Saving them confirms your email address, stops any other password, revokes any API key the account holds and logs out every other browser.</p>
       ${errorSummary(errors)}
       <form method="post" action="/dashboard/confirm" novalidate>
         ${csrfInput(ctx)}
@@ -108,18 +108,28 @@ export function claimSignUpPage(ctx: PageContext, token: string, email: string, 
   );
 }
 
-export function confirmedPage(ctx: PageContext, ok: boolean): Html {
-  if (ok) {
-    return layout(
-      ctx,
-      'Email confirmed',
-      html`<section class="narrow">
-        <h1>Email address confirmed</h1>
-        <p class="lead">Thank you. You can now create API keys.</p>
-        <p><a class="button primary" href="${ctx.viewer ? '/dashboard/keys' : '/dashboard/login'}">${ctx.viewer ? 'Create an API key' : 'Log in'}</a></p>
-      </section>`,
-    );
-  }
+/**
+ * Behind a confirmation link: what it would confirm, and a button. Opening the link changes
+ * nothing, since mail scanners open every link of a message; only the button's POST confirms.
+ */
+export function confirmEmailPage(ctx: PageContext, token: string, email: string, businessName: string): Html {
+  return layout(
+    ctx,
+    'Confirm your email address',
+    html`<section class="narrow">
+      <h1>Confirm your email address</h1>
+      <p class="lead">Confirm <strong>${email}</strong> for the account of <strong>${businessName}</strong>.</p>
+      <p>Confirm only if you signed up for this account yourself: whoever chose its password can then create API keys and use live mode. If you did not sign up, close this page; nothing has changed.</p>
+      <form method="post" action="/dashboard/confirm">
+        ${csrfInput(ctx)}
+        <input type="hidden" name="token" value="${token}">
+        <button type="submit" class="button primary">Confirm my email address</button>
+      </form>
+    </section>`,
+  );
+}
+
+export function confirmLinkInvalidPage(ctx: PageContext): Html {
   return layout(
     ctx,
     'Link not valid',

@@ -5,10 +5,10 @@ import type { KeyMode } from '../../../domain/api-key';
 import { ApiError, requireUuid } from '../../api-error';
 import { LIMITS } from '../../../domain/limits';
 import type { FieldErrors } from '../../../web/dashboard/forms';
-import { keysPage } from '../../../web/dashboard/keys-page';
-import { characters, formValues, pageOf, redirectWith, render, saveSession } from '../respond';
+import { keyReviewPage, keysPage } from '../../../web/dashboard/keys-page';
+import { characters, formValues, pageOf, redirectWith, render, safeDashboardPath, saveSession } from '../respond';
 
-/** Creating (secret shown once), listing and revoking API keys. */
+/** Creating (secret shown once), listing and revoking API keys, and the review of them all after a reset. */
 export function createKeyRoutes(orm: MikroORM, maxActive: number): Router {
   const router = Router();
 
@@ -17,6 +17,11 @@ export function createKeyRoutes(orm: MikroORM, maxActive: number): Router {
   router.get('/keys', async (_req, res) => {
     const ctx = pageOf(res);
     render(res, keysPage(ctx, await keysOf(ctx.viewer!.partnerId, ctx.mode)));
+  });
+
+  router.get('/keys/review', async (_req, res) => {
+    const ctx = pageOf(res);
+    render(res, keyReviewPage(ctx, await accounts.listEveryApiKey(orm.em.fork(), ctx.viewer!.partnerId)));
   });
 
   router.post('/keys', async (req, res) => {
@@ -53,7 +58,7 @@ export function createKeyRoutes(orm: MikroORM, maxActive: number): Router {
     const id = requireUuid(req.params.id, 'Unknown key');
     const revoked = await accounts.revokeApiKey(orm.em.fork(), ctx.viewer!.partnerId, id);
     if (!revoked) throw ApiError.notFound('Unknown key');
-    await redirectWith(req, res, '/dashboard/keys', 'ok', 'Key revoked. Requests that use it are refused from now on.');
+    await redirectWith(req, res, safeDashboardPath(req.body?.back, '/dashboard/keys'), 'ok', 'Key revoked. Requests that use it are refused from now on.');
   });
 
   return router;

@@ -4,6 +4,7 @@ import type { AccountService } from '../account-service';
 import type { FieldErrors } from '../../../web/dashboard/forms';
 import { changePasswordPage, forgotPasswordPage, resetLinkInvalidPage, resetPasswordPage } from '../../../web/dashboard/password-page';
 import { formValues, isEmailAddress, pageOf, redirectWith, render } from '../respond';
+import { logIn } from '../session';
 
 /** Passwords are taken as typed: spaces count. */
 export function passwordOf(req: Request, name: string): string {
@@ -16,11 +17,6 @@ export function newPasswordProblem(password: string): string | null {
   if (password.length < PASSWORD_MIN) return `Use at least ${PASSWORD_MIN} characters`;
   if (password.length > 200) return 'Use at most 200 characters';
   return null;
-}
-
-/** A fresh, empty session: the old one may be among those a reset just ended, and must not be saved back. */
-function startOver(req: Request): Promise<void> {
-  return new Promise((resolve, reject) => req.session.regenerate((error) => (error ? reject(error) : resolve())));
 }
 
 /** Password reset by email (no session needed) and a change of password for a signed-in partner. */
@@ -56,8 +52,11 @@ export function createPasswordRoutes(accounts: AccountService, authLimit: Reques
     }
     const partnerId = await accounts.resetPassword(token, password);
     if (!partnerId) return render(res, resetLinkInvalidPage(pageOf(res)), 400);
-    await startOver(req);
-    await redirectWith(req, res, '/dashboard/login', 'ok', 'Your password is changed and every browser is logged out. Log in with the new password.');
+    // Every session of the account has ended. A reset often follows a break-in, so the reader of
+    // the mailbox, who just chose the password, is logged in under a new session id and shown
+    // every key of the account, to revoke those a stranger made.
+    await logIn(req, partnerId);
+    await redirectWith(req, res, '/dashboard/keys/review', 'ok', 'Your password is changed and every other browser is logged out.');
   });
 
   router.get('/account/password', (_req, res) => {
