@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowUpdateFailedError } from '@temporalio/client';
-import { v5 as nameBasedUuid } from 'uuid';
 import { interpolate, type LatLng } from '../domain/geo';
 import { FINAL_DROP } from '../domain/lifecycle';
 import { deliveryWorkflowId } from '../domain/reference';
+import { sandboxProof } from '../domain/sandbox-rider';
 import * as deliveries from '../db/deliveries';
 import * as deliveryStops from '../db/delivery-stops';
 import * as handoverCodes from '../db/handover-codes';
@@ -17,17 +17,6 @@ import {
   type HandoverProof,
 } from '../workflows/messages';
 import type { ActivityDeps } from './deps';
-
-/** The namespace of robo riders' name-based ids (a random UUID, fixed once). */
-const ROBO_RIDER_NAMESPACE = '6f1d7c2e-3b0a-4c55-9e8d-2a41b7f0c913';
-
-/**
- * A test delivery's robo rider id: its own UUID, never the delivery's (a partner would read one id
- * naming two things), and the same on every try, derived from the delivery id.
- */
-export function roboRiderId(deliveryId: string): string {
-  return nameBasedUuid(deliveryId, ROBO_RIDER_NAMESPACE);
-}
 
 const ROBO_NAMES = ['Kwame Robo', 'Akosua Robo', 'Yaw Robo', 'Efua Robo', 'Kofi Robo', 'Abena Robo'];
 
@@ -45,16 +34,15 @@ export function createRoboRiderActivities({ orm, temporal }: ActivityDeps) {
     return delivery.riderId === riderId && FORWARD.indexOf(delivery.status) >= FORWARD.indexOf(REACHES[action]);
   }
 
-  /** The robo rider passes verification by itself: it brings the issued code's own hash. */
+  /** The robo rider passes verification by itself (domain/sandbox-rider.ts). */
   async function roboProof(deliveryId: string, position: number): Promise<HandoverProof> {
     const em = orm.em.fork();
     const delivery = await deliveries.get(em, deliveryId);
-    if (delivery.verificationMethod === 'photo') return { kind: 'photo', storageKey: 'robo-rider-handover.png' };
-    if (delivery.verificationMethod !== 'otp') return { kind: 'none' };
-    const codeHash = await handoverCodes.issuedHash(em, deliveryId, position);
+    const codeHash = delivery.verificationMethod === 'otp' ? await handoverCodes.issuedHash(em, deliveryId, position) : null;
+    const proof = sandboxProof(delivery.verificationMethod, codeHash);
     // The codes are texted beside dispatch; the activity's retry waits for them.
-    if (codeHash === null) throw ApplicationFailure.retryable('The hand-over code is not issued yet', 'CodeNotIssued');
-    return { kind: 'otp', codeHash };
+    if (proof === null) throw ApplicationFailure.retryable('The hand-over code is not issued yet', 'CodeNotIssued');
+    return proof;
   }
 
   async function moveTo(riderId: string, position: LatLng): Promise<void> {
@@ -67,7 +55,7 @@ export function createRoboRiderActivities({ orm, temporal }: ActivityDeps) {
      * retried activity enlists the same one); it never appears in live dispatch.
      */
     async enlistRoboRider({ deliveryId, position }: { deliveryId: string; position: LatLng }): Promise<string> {
-      const riderId = roboRiderId(deliveryId);
+      const riderId = riders.sandboxRiderId(deliveryId);
       const name = ROBO_NAMES[parseInt(deliveryId.slice(0, 2), 16) % ROBO_NAMES.length] as string;
       await riders.enlistRobo(orm.em.fork(), { id: riderId, name, position });
       return riderId;

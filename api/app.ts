@@ -39,6 +39,7 @@ import { createVoiceCallbackRouter } from './providers/voice-callback-routes';
 import { createPlacesRouter } from './public/places-routes';
 import { createQuotesRouter } from './partner/quotes-routes';
 import { createServiceAreaRouter } from './partner/service-area-routes';
+import { SIMULATE_PATH, createSandboxRouter, liveKeysSeeNoSandbox } from './partner/sandbox-routes';
 import { createRiderAvailabilityRouter } from './rider/availability-routes';
 import { createRiderJobRouter } from './rider/job-routes';
 import { createRiderOfferRouter } from './rider/offer-routes';
@@ -82,6 +83,8 @@ export function createApp(deps: AppDeps): Express {
   api.use('/rider', riderIpRateLimit(deps), riderAuth(deps.orm), riderRateLimit(deps));
   // Hand-over photos: a bounded number read at once, after the token and before any byte of the body.
   api.post(['/rider/deliveries/:id/deliver', '/rider/deliveries/:id/stops/:index/complete'], uploadSlots(deps.settings.uploadsMaxConcurrent));
+  // Before any body is read or validated: to a live key the sandbox's path does not exist.
+  api.all(SIMULATE_PATH, liveKeysSeeNoSandbox);
   api.use(jsonBody());
   api.use('/track', publicCors, trackingRateLimit(deps));
   api.use('/places', placesRateLimit(deps));
@@ -113,6 +116,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(createQuotesRouter(deps));
   api.use(createServiceAreaRouter(deps));
   api.use(createDeliveriesRouter(deps));
+  api.use(createSandboxRouter(deps));
   api.use(createPaymentMethodsRouter(deps));
   api.use(createWebhookRouter(deps));
   api.use(createTrackingRouter(deps));

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KeyMode } from '../domain/api-key';
 import type { VerificationMethod } from '../domain/lifecycle';
+import type { SandboxRider } from '../domain/sandbox-rider';
 import { poolQuery, type PoolQuery } from './pool-query';
 
 /**
@@ -37,6 +38,8 @@ export interface NewBooking {
   recipientPhone: string;
   verificationMethod: string;
   scheduledAt: Date | null;
+  /** Who rides a test-mode delivery; null in live mode. */
+  sandboxRider: SandboxRider | null;
   baseFare: number;
   distanceMeters: number;
   distanceFee: number;
@@ -56,8 +59,8 @@ const INSERT_DELIVERY = {
   text: `with delivery as (
       insert into deliveries (id, partner_id, mode, reference, payment_method_id, pickup_address, pickup_lat, pickup_lng,
         dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone,
-        verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, created_at, updated_at)
-      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, now(), now())
+        verification_method, scheduled_at, base_fare, distance_m, distance_fee, service_fee, total_fare, sandbox_rider, created_at, updated_at)
+      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, now(), now())
       returning id, created_at)
     insert into delivery_events (delivery_id, status, created_at) select id, 'pending', created_at from delivery`,
 };
@@ -76,7 +79,7 @@ export async function insert(tx: PoolQuery, b: NewBooking): Promise<void> {
       b.id, b.partnerId, b.mode, b.reference, b.paymentMethodId, b.pickupAddress, b.pickupLat, b.pickupLng,
       b.dropoffAddress, b.dropoffLat, b.dropoffLng, b.packageSize, b.packageDescription,
       b.recipientName, b.recipientPhone, b.verificationMethod, b.scheduledAt, b.baseFare,
-      b.distanceMeters, b.distanceFee, b.serviceFee, b.totalFare,
+      b.distanceMeters, b.distanceFee, b.serviceFee, b.totalFare, b.sandboxRider,
     ],
   });
   for (const [position, stop] of b.stops.entries()) {
@@ -135,6 +138,7 @@ export interface UnclaimedBooking {
   stops: { lat: number; lng: number }[];
   verificationMethod: VerificationMethod;
   scheduledAt: Date | null;
+  sandboxRider: SandboxRider | null;
   /** How long ago it was booked, by Postgres' clock. */
   ageSeconds: number;
 }
@@ -148,11 +152,12 @@ export async function findUnclaimed(em: EntityManager, { olderThanSeconds, limit
   type Row = {
     id: string; partner_id: string; mode: KeyMode; reference: string; pickup_lat: number; pickup_lng: number;
     dropoff_lat: number; dropoff_lng: number; stops: { lat: number; lng: number }[];
-    verification_method: VerificationMethod; scheduled_at: Date | string | null; age_seconds: number | string;
+    verification_method: VerificationMethod; scheduled_at: Date | string | null; sandbox_rider: SandboxRider | null;
+    age_seconds: number | string;
   };
   const rows = await em.execute<Row[]>(
     `select d.id, d.partner_id, d.mode, d.reference, d.pickup_lat, d.pickup_lng, d.dropoff_lat, d.dropoff_lng,
-        d.verification_method, d.scheduled_at, extract(epoch from now() - d.created_at)::float8 as age_seconds,
+        d.verification_method, d.scheduled_at, d.sandbox_rider, extract(epoch from now() - d.created_at)::float8 as age_seconds,
         coalesce((select json_agg(json_build_object('lat', s.dropoff_lat, 'lng', s.dropoff_lng) order by s.position)
           from delivery_stops s where s.delivery_id = d.id), '[]'::json) as stops
       from deliveries d
@@ -173,6 +178,7 @@ export async function findUnclaimed(em: EntityManager, { olderThanSeconds, limit
     stops: r.stops,
     verificationMethod: r.verification_method,
     scheduledAt: r.scheduled_at === null ? null : new Date(r.scheduled_at),
+    sandboxRider: r.sandbox_rider,
     ageSeconds: Number(r.age_seconds),
   }));
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { v5 as nameBasedUuid } from 'uuid';
 import type { LatLng } from '../domain/geo';
 import type { DeliveryStatus, VerificationMethod } from '../domain/lifecycle';
 import type { DeliverySnapshot } from '../domain/steps';
@@ -233,7 +234,22 @@ export async function activeDeliveryId(em: EntityManager, riderId: string): Prom
   return row?.active_delivery_id ?? null;
 }
 
-/** A test delivery's robo rider, online where it starts; enlisting it again changes nothing. */
+/** The namespace of sandbox riders' name-based ids (a random UUID, fixed once). */
+const SANDBOX_RIDER_NAMESPACE = '6f1d7c2e-3b0a-4c55-9e8d-2a41b7f0c913';
+
+/**
+ * A test delivery's sandbox rider id (the robo rider's, or the one its partner drives): its own
+ * UUID, never the delivery's (a partner would read one id naming two things), and the same on
+ * every try, derived from the delivery id.
+ */
+export function sandboxRiderId(deliveryId: string): string {
+  return nameBasedUuid(deliveryId, SANDBOX_RIDER_NAMESPACE);
+}
+
+/**
+ * A test delivery's sandbox rider, online where it starts; enlisting it again changes nothing. It
+ * is a robo row (`is_robo`): never offered a live job, given a token, watched or reassigned.
+ */
 export async function enlistRobo(em: EntityManager, robo: { id: string; name: string; position: LatLng }): Promise<void> {
   await em.execute(
     `insert into riders (id, name, vehicle, rating, is_robo, online, lat, lng, located_at)

@@ -11,7 +11,8 @@ export type OfflineReason = 'silent' | 'signed_out';
 /**
  * When each active job last heard from its rider: the rider's last position, the job's last
  * status change or stop handed over, whichever is latest. Jobs nobody holds (offered again after
- * an operator took them from a silent rider) have no rider to hear from.
+ * an operator took them from a silent rider) have no rider to hear from, and a manual sandbox
+ * rider moves only when its partner asks: a test job left for a day needs no operator.
  */
 const HEARD = `
   select d.id, d.status, d.rider_id, d.attention_since,
@@ -19,7 +20,7 @@ const HEARD = `
                   (select max(e.created_at) from delivery_events e where e.delivery_id = d.id),
                   (select max(s.delivered_at) from delivery_stops s where s.delivery_id = d.id)) as heard_at
   from deliveries d join riders r on r.id = d.rider_id
-  where d.status in ('accepted', 'picked_up', 'in_transit')`;
+  where d.status in ('accepted', 'picked_up', 'in_transit') and d.sandbox_rider is distinct from 'manual'`;
 
 export interface SilentJob {
   delivery_id: string;

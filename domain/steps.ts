@@ -27,6 +27,8 @@ export type Step =
   | { kind: 'complete_stop'; riderId: string; index: number; proof: ProofKind }
   | { kind: 'deliver'; riderId: string; proof: ProofKind }
   | { kind: 'cancel' }
+  /** A test-mode partner's sandbox ends a job nobody took now, as the dispatch deadline would. */
+  | { kind: 'expire' }
   /** An operator hands the job to another rider, or offers it again (`toRiderId` null). */
   | { kind: 'reassign'; toRiderId: string | null };
 
@@ -85,6 +87,8 @@ export function refusalFor(delivery: DeliverySnapshot, step: Step): Refusal | nu
       return acceptRefusal(delivery);
     case 'cancel':
       return cancelRefusal(delivery.status);
+    case 'expire':
+      return expireRefusal(delivery.status);
     case 'reassign':
       return reassignRefusal(delivery, step.toRiderId);
     default:
@@ -111,6 +115,11 @@ export function reassignRefusal({ status, riderId }: Pick<DeliverySnapshot, 'sta
 /** A partner's cancel is taken while no rider holds the parcel, and again once cancelled. */
 export function cancelRefusal(status: DeliveryStatus): Refusal | null {
   return canCancel(status) ? null : refuse(REFUSAL.invalidTransition, `A delivery that is ${status} can no longer be cancelled`, status);
+}
+
+/** Only a job still pending, which no rider has accepted, can expire: the dispatch deadline's rule. */
+export function expireRefusal(status: DeliveryStatus): Refusal | null {
+  return canTransition(status, 'expired') ? null : refuse(REFUSAL.invalidTransition, `A delivery that is ${status} can no longer expire`, status);
 }
 
 function riderStepRefusal(delivery: DeliverySnapshot, step: Extract<Step, { riderId: string }>): Refusal | null {

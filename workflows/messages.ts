@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import type { DeliveryStatus, PaymentStatus, VerificationMethod } from '../domain/lifecycle';
 import type { LatLng } from '../domain/geo';
+import type { SandboxRider } from '../domain/sandbox-rider';
 import type { DeliveryTimings } from '../domain/timings';
 
 /**
@@ -22,6 +23,11 @@ export interface DeliveryWorkflowInput {
   /** ISO time to start dispatch; absent for immediate dispatch. */
   scheduledAt?: string;
   timings: DeliveryTimings;
+  /**
+   * Who rides a test-mode delivery (domain/sandbox-rider.ts). Absent in live mode, and in every
+   * history recorded before it existed: those are ridden by the robo rider, as they were.
+   */
+  sandboxRider?: SandboxRider;
 }
 
 /**
@@ -75,6 +81,11 @@ export const departUpdate = defineUpdate<DeliveryState, [RiderAction]>('depart')
 export const completeStopUpdate = defineUpdate<DeliveryState, [StopHandoverAction]>('completeStop');
 export const deliverUpdate = defineUpdate<DeliveryState, [HandoverAction]>('deliver');
 export const cancelUpdate = defineUpdate<DeliveryState, []>('cancel');
+/**
+ * A partner's sandbox ends a pending job of a manual sandbox rider now, as the dispatch deadline
+ * would; refused for any other delivery.
+ */
+export const expireUpdate = defineUpdate<DeliveryState, []>('expire');
 /** An operator hands the job to another free rider, or offers it again nearby (`riderId` null); the status stays. */
 export const reassignUpdate = defineUpdate<DeliveryState, [{ riderId: string | null }]>('reassign');
 /** The street watch found the job's rider silent (or heard from again): the `NeedsAttention` search attribute follows. */

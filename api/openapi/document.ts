@@ -62,6 +62,15 @@ const idempotencyHeader = {
     'repeat is 409 with Retry-After, and never names a booking that the first may yet withdraw.',
   schema: { type: 'string', minLength: 1, maxLength: 255 },
 };
+const sandboxRiderHeader = {
+  name: 'Sandbox-Rider',
+  in: 'header',
+  required: false,
+  description:
+    'Test-mode keys only (400 with a live key): who rides the booking. `robo` (the default) takes every step by itself; ' +
+    '`manual` takes none until you ask for each with `POST /partner/deliveries/{id}/simulate`.',
+  schema: plain(S.SandboxRider),
+};
 const partner = { security: [{ partnerKey: [] }] };
 /** How a quote's or booking's 400 names a route it will not take (GET /partner/service-area). */
 const ROUTE_REFUSALS =
@@ -115,7 +124,7 @@ export function buildOpenApiDocument(): Json {
         tags: ['Partner'],
         summary: 'Book a delivery',
         operationId: 'createDelivery',
-        parameters: [idempotencyHeader],
+        parameters: [idempotencyHeader, sandboxRiderHeader],
         requestBody: jsonBody(ref('BookingRequest', S.BookingRequest)),
         responses: {
           '201': jsonResponse('The new delivery, status pending', delivery),
@@ -125,7 +134,7 @@ export function buildOpenApiDocument(): Json {
           '409': errorResponse('Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After)'),
           ...keyedErrors,
           '400': errorResponse(
-            `Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}, no Mobile Money account registered yet, or a \`payment_method_id\` that is unknown or removed`,
+            `Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}, no Mobile Money account registered yet, a \`payment_method_id\` that is unknown or removed, or a \`Sandbox-Rider\` header with a live key`,
           ),
         },
       },
@@ -165,6 +174,35 @@ export function buildOpenApiDocument(): Json {
           ...keyedErrors,
           '400': errorResponse(
             'Too late to cancel: the delivery is picked_up, in_transit, delivered or expired (`details.status` is its status); or a body that is not valid JSON',
+          ),
+        },
+      },
+    },
+    '/partner/deliveries/{id}/simulate': {
+      post: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Take a step of a test delivery’s manual sandbox rider',
+        description:
+          'Test mode only: a delivery booked with a test key and the header `Sandbox-Rider: manual` has no robo rider; each call ' +
+          'takes one step for its sandbox rider, through the same workflow update a rider app’s request becomes, and answers ' +
+          'with the Delivery as `GET /partner/deliveries/{id}` returns it. The webhook of a status change follows, as with a ' +
+          'real rider (`complete_stop` changes no status and sends none; the stop shows in `additional_stops`). Hand-over ' +
+          'codes and photos are passed by the sandbox rider itself. A step the status does not allow is refused as a rider’s ' +
+          'would be: 400 `bad_request` with `details.status`, or 409 `conflict` for an `accept` of a job no longer pending. ' +
+          'With a live key this path does not exist (404).',
+        operationId: 'simulateDelivery',
+        parameters: [idParam('Delivery id')],
+        requestBody: jsonBody(ref('SimulateRequest', S.SimulateRequest)),
+        responses: {
+          '200': jsonResponse('The delivery after the step', delivery),
+          '404': errorResponse(
+            'Unknown delivery, a live key, or `complete_stop` with no additional stop left to hand over (`This delivery has no such stop`)',
+          ),
+          '409': errorResponse('`accept` of a job no longer pending'),
+          ...keyedErrors,
+          '400': errorResponse(
+            'A step the status does not allow (`details.status`), `expire` of a job no longer pending, a delivery the robo rider rides (`details.sandbox_rider`), or a body that is not valid',
           ),
         },
       },

@@ -3,6 +3,7 @@ import { DELIVERY_STATUSES, PACKAGE_SIZES, PAYMENT_STATUSES, VERIFICATION_METHOD
 import { PROVIDERS } from '../../integrations/mobile-money/gateway';
 import { UUID_PATTERN } from '../../domain/uuid';
 import { LIMITS } from '../../domain/limits';
+import { SANDBOX_RIDERS, SANDBOX_STEPS } from '../../domain/sandbox-rider';
 
 /**
  * Every request and response body of the HTTP API, written once. The OpenAPI document is
@@ -131,6 +132,21 @@ export const BookingRequest = Type.Object(
   { $id: 'BookingRequest' },
 );
 export type BookingRequest = Static<typeof BookingRequest>;
+
+/** The `Sandbox-Rider` header's values: who rides a test-mode booking. */
+export const SandboxRider = literalUnion(SANDBOX_RIDERS);
+
+export const SimulateRequest = Type.Object(
+  {
+    step: Type.Unsafe<(typeof SANDBOX_STEPS)[number]>({
+      type: 'string',
+      enum: [...SANDBOX_STEPS],
+      description:
+        '`accept`, `pickup`, `depart`, `complete_stop` (the next additional stop), `deliver` (the final drop), or `expire` (a job still pending, now)',
+    }),
+  },
+  { $id: 'SimulateRequest', additionalProperties: false },
+);
 
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 

@@ -9,6 +9,7 @@ import { deliveryView, type DeliveryResource } from '../../domain/delivery-view'
 import type { LatLng } from '../../domain/geo';
 import { priceRoute } from '../../domain/pricing';
 import { deliveryReference } from '../../domain/reference';
+import { SANDBOX_RIDER_HEADER, type SandboxRider } from '../../domain/sandbox-rider';
 import { deliveryWorkflow } from '../../workflows/delivery';
 import { deliveryStartOptions, deliveryWorkflowInput } from '../../workflows/delivery/start';
 import type { AppDeps } from '../app-deps';
@@ -129,7 +130,8 @@ export function createBookingService({ orm, temporal, settings, routing, logger 
      * claimed it (its first step), and the partner is answered 503; a row left without a workflow
      * any other way is found by the booking sweeper, which starts it.
      */
-    async book(auth: PartnerAuth, body: BookingRequest, claim?: IdempotencyClaim): Promise<DeliveryResource> {
+    async book(auth: PartnerAuth, body: BookingRequest, claim?: IdempotencyClaim, asked: { sandboxRider?: SandboxRider } = {}): Promise<DeliveryResource> {
+      const sandboxRider = chooseSandboxRider(auth, asked.sandboxRider);
       checkServiceArea({ settings }, body);
       const scheduledAt = checkSchedule(body.scheduled_at);
       await refuseUnpaidWork({ orm, settings }, auth);
@@ -151,6 +153,7 @@ export function createBookingService({ orm, temporal, settings, routing, logger 
           dropoff: route[route.length - 1] as LatLng,
           verificationMethod,
           scheduledAt,
+          sandboxRider,
         },
         settings,
       );
@@ -178,6 +181,7 @@ export function createBookingService({ orm, temporal, settings, routing, logger 
             recipientPhone: body.recipient_phone,
             verificationMethod,
             scheduledAt,
+            sandboxRider,
             baseFare: fare.baseFare,
             distanceMeters: fare.distanceMeters,
             distanceFee: fare.distanceFee,
@@ -219,6 +223,21 @@ export function createBookingService({ orm, temporal, settings, routing, logger 
       return deliveryView(parts, settings.siteUrl);
     },
   };
+}
+
+/**
+ * Who rides the booking: in test mode the robo rider unless `Sandbox-Rider` asks for a manual one;
+ * live bookings have real riders, so the header is refused there rather than ignored: a partner who
+ * meant to drive the job would otherwise find a real rider sent and real money taken.
+ */
+function chooseSandboxRider(auth: PartnerAuth, asked: SandboxRider | undefined): SandboxRider | null {
+  if (auth.mode === 'test') return asked ?? 'robo';
+  if (asked !== undefined) {
+    throw ApiError.badRequest(`${SANDBOX_RIDER_HEADER} is for test-mode keys only`, {
+      [SANDBOX_RIDER_HEADER]: 'is for test-mode keys only; a live delivery is ridden by a real rider',
+    });
+  }
+  return null;
 }
 
 function errorText(error: unknown): string {

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import * as deliveries from '../../db/deliveries';
 import { deliveryView } from '../../domain/delivery-view';
+import { SANDBOX_RIDER_HEADER, type SandboxRider } from '../../domain/sandbox-rider';
 import { cancelRefusal } from '../../domain/steps';
 import { cancelUpdate } from '../../workflows/messages';
 import { sandboxedInProduction } from '../../config/settings';
@@ -41,10 +42,13 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
       answerFromResource: bookings.answerForRepeat,
       mayBeWithdrawn: bookings.mayBeWithdrawn,
       firstRequestMs: bookings.longestBookingMs,
+      headersThatCount: [SANDBOX_RIDER_HEADER],
     }),
     async (req, res) => {
       const partner = partnerOf(res);
-      const view = await bookings.book(partner, req.body as BookingRequest, idempotencyClaimOf(res));
+      // Its values are checked against the OpenAPI document before this runs.
+      const sandboxRider = req.get(SANDBOX_RIDER_HEADER) as SandboxRider | undefined;
+      const view = await bookings.book(partner, req.body as BookingRequest, idempotencyClaimOf(res), { sandboxRider });
       if (livePaymentsSandboxed && partner.mode === 'live') {
         deps.logger.warn('Live booking taken while live payments go to a test network (ALLOW_SANDBOX_IN_PRODUCTION): no money will be taken for it', {
           deliveryId: view.id,

@@ -33,6 +33,8 @@ export interface IdempotencyOptions {
   mayBeWithdrawn?: (resourceId: string) => Promise<boolean>;
   /** How long the first request may run before it answers, at most: repeats wait no longer. */
   firstRequestMs?: number;
+  /** Request headers that change what the request does (`Sandbox-Rider`): part of what makes two requests the same. */
+  headersThatCount?: readonly string[];
 }
 
 /**
@@ -80,9 +82,27 @@ function canonicalJson(value: unknown): string {
   return JSON.stringify(value ?? null);
 }
 
-/** What makes two requests the same for a key: method, path (below /api/v1) and body. */
-export function requestHash(method: string, path: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
+/**
+ * What makes two requests the same for a key: method, path (below /api/v1), body, and the headers
+ * that count which were sent. A request without them hashes as it always did, so keys claimed
+ * before a header counted still match their repeats.
+ */
+export function requestHash(method: string, path: string, body: unknown, headers: Record<string, string> = {}): string {
+  const sent = Object.keys(headers)
+    .sort()
+    .map((name) => `\n${name.toLowerCase()}: ${headers[name]}`)
+    .join('');
+  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}${sent}`).digest('hex');
+}
+
+/** The headers of `names` the request carries, by lower-case name. */
+function headersSent(req: Request, names: readonly string[]): Record<string, string> {
+  const sent: Record<string, string> = {};
+  for (const name of names) {
+    const value = req.get(name);
+    if (value !== undefined) sent[name.toLowerCase()] = value;
+  }
+  return sent;
 }
 
 /** How often this process clears every expired key (each key is also cleared when reused). */
@@ -98,14 +118,14 @@ let nextSweep = 0;
  * a repeat whose first request made something that stays (`bindClaimedKey`) but recorded no answer.
  */
 export function idempotent({ orm, logger }: AppDeps, scope: string, options: IdempotencyOptions = {}) {
-  const { answerFromResource, mayBeWithdrawn, firstRequestMs = WAIT_FOR_FIRST_MS } = options;
+  const { answerFromResource, mayBeWithdrawn, firstRequestMs = WAIT_FOR_FIRST_MS, headersThatCount = [] } = options;
   const waits = keyWaitsOf(orm);
   return async (req: Request, res: Response, next: NextFunction) => {
     const key = req.get('idempotency-key');
     if (key === undefined) return next();
     if (key.length === 0 || key.length > 255) throw ApiError.badRequest('Idempotency-Key must be 1 to 255 characters');
     const { partnerId, mode } = partnerOf(res);
-    const hash = requestHash(req.method, req.path, req.body);
+    const hash = requestHash(req.method, req.path, req.body, headersSent(req, headersThatCount));
     const em = orm.em.fork();
     const ids: IdempotencyClaim['ids'] = [partnerId, mode, scope, key];
     const digest = idempotency.keyDigest(ids);
@@ -126,7 +146,8 @@ export function idempotent({ orm, logger }: AppDeps, scope: string, options: Ide
         if (!stored) continue; // The first request failed and let go of the key: claim it now.
       }
       if (stored.request_hash !== hash) {
-        throw ApiError.conflict('This Idempotency-Key was used with a different request body');
+        const headers = headersThatCount.length > 0 ? ` or ${headersThatCount.join(', ')} header` : '';
+        throw ApiError.conflict(`This Idempotency-Key was used with a different request body${headers}`);
       }
       if (stored.response_status !== null) {
         res.setHeader('Idempotent-Replayed', 'true');

@@ -1,5 +1,6 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
 import type { DeliveryStatus, PackageSize, PaymentStatus, VerificationMethod } from '../../domain/lifecycle';
+import type { SandboxRider } from '../../domain/sandbox-rider';
 
 /** The read model of a delivery. Only the delivery workflow's activities change its status. */
 export const DeliverySchema = defineEntity({
@@ -25,6 +26,8 @@ export const DeliverySchema = defineEntity({
     recipientPhone: p.text(),
     verificationMethod: p.text().$type<VerificationMethod>().default('none'),
     scheduledAt: p.datetime().nullable(),
+    /** Who rides a test-mode delivery; null in live mode (and for test bookings from before it was kept: the robo rider). */
+    sandboxRider: p.text().$type<SandboxRider>().nullable(),
     riderId: p.uuid().nullable(),
     baseFare: p.integer(),
     distanceM: p.integer(),

@@ -380,7 +380,7 @@ describe('the booking sweeper', () => {
     const idleQueue = `idle-${randomUUID()}`;
     const startIdle = (id: string) => {
       const input = deliveryWorkflowInput(
-        { id, partnerId: partner.partnerId, mode: 'test', reference: 'DLV-IDLE', pickup: ACCRA.makola, stops: [], dropoff: ACCRA.airport, verificationMethod: 'none', scheduledAt: null },
+        { id, partnerId: partner.partnerId, mode: 'test', reference: 'DLV-IDLE', pickup: ACCRA.makola, stops: [], dropoff: ACCRA.airport, verificationMethod: 'none', scheduledAt: null, sandboxRider: 'robo' },
         stack.settings,
       );
       return stack.temporal.workflow.start(deliveryWorkflow, deliveryStartOptions(input, idleQueue));

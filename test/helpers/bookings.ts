@@ -73,7 +73,10 @@ export async function book(baseUrl: string, key: string, overrides: Record<strin
 export async function commitBookingRow(
   orm: Orm,
   owner: { partnerId: string; mode: 'live' | 'test'; paymentMethodId: string },
-  { verificationMethod = 'none' }: { verificationMethod?: 'none' | 'otp' | 'photo' } = {},
+  {
+    verificationMethod = 'none',
+    sandboxRider = owner.mode === 'test' ? 'robo' : null,
+  }: { verificationMethod?: 'none' | 'otp' | 'photo'; sandboxRider?: 'robo' | 'manual' | null } = {},
 ): Promise<string> {
   const id = randomUUID();
   const body = bookingBody();
@@ -96,6 +99,7 @@ export async function commitBookingRow(
       recipientPhone: body.recipient_phone,
       verificationMethod,
       scheduledAt: null,
+      sandboxRider,
       baseFare: 1000,
       distanceMeters: 7000,
       distanceFee: 1400,

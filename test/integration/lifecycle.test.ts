@@ -3,7 +3,7 @@ import { makePartner, makeRider, partnerClient } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, bookingBody, registerAccount, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
-import { roboRiderId } from '../../activities/robo-rider';
+import { sandboxRiderId } from '../../db/riders';
 import { offersMadeFor } from '../helpers/db-deliveries';
 
 let stack: TestStack;
@@ -35,7 +35,7 @@ describe('delivery lifecycle over HTTP', () => {
     }, 20_000, 'robo delivery');
     expect(done.events.map((e) => e.status)).toEqual(['pending', 'accepted', 'picked_up', 'in_transit', 'delivered']);
     // The robo rider has an id of its own, not the delivery's, and it is a UUID like every id.
-    expect(done.rider_id).toBe(roboRiderId(created.id));
+    expect(done.rider_id).toBe(sandboxRiderId(created.id));
     expect(done.rider_id).not.toBe(created.id);
     expect(done.rider_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });

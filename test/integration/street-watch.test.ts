@@ -1,13 +1,14 @@
 import { createStreetWatchActivities } from '../../activities/street-watch';
 import type { ActivityDeps } from '../../activities/deps';
 import { deliveryWorkflowId } from '../../domain/reference';
-import { ACCRA, book, livePartner } from '../helpers/bookings';
+import { ACCRA, book, bookingBody, livePartner, registerAccount } from '../helpers/bookings';
 import { deliveryRow, offersMadeFor } from '../helpers/db-deliveries';
 import { expireRiderToken, riderRow, silenceRider } from '../helpers/db-riders';
 import { webhookEventsOf } from '../helpers/db-webhooks';
 import { api, eventually } from '../helpers/http';
 import { operatorCommands } from '../helpers/operator-commands';
-import { makeRider } from '../helpers/partners';
+import { sandboxRiderId } from '../../db/riders';
+import { makePartner, makeRider } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
 import { startTestStack, type TestStack } from '../helpers/stack';
 
@@ -95,6 +96,20 @@ describe('a job whose rider went silent', () => {
     await eventually(async () => JSON.stringify(await needsAttention(created.id)) === '[false]', 5_000, 'NeedsAttention cleared');
     await rider.depart(created.id);
     expect((await rider.deliver(created.id)).status).toBe(200);
+  });
+
+  it('is never flagged when its partner drives it in the sandbox, however long it waits for the next step', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.testKey);
+    const client = api(stack.baseUrl, partner.testKey);
+    const created = (await client.post('/partner/deliveries', bookingBody(), { 'Sandbox-Rider': 'manual' })).body;
+    expect((await client.post(`/partner/deliveries/${created.id}/simulate`, { step: 'accept' })).status).toBe(200);
+    await silenceRider(stack.orm, sandboxRiderId(created.id), { minutes: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 3_500));
+    await watch();
+    expect((await deliveryRow(stack.orm, created.id))?.attention_since).toBeNull();
+    expect((await ops('jobs:attention')).jobs.map((j: { delivery_id: string }) => j.delivery_id)).not.toContain(created.id);
+    await client.post(`/partner/deliveries/${created.id}/cancel`);
   });
 
   it('is handed by an operator to another rider: the partner sees the new rider, no webhook, the old rider gets 404', async () => {

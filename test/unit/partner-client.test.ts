@@ -82,6 +82,19 @@ describe('the partner client', () => {
     expect(JSON.parse(seen[0]!.body)).toEqual(booking);
   });
 
+  it('asks for a manual sandbox rider only on the booking given one, and sends each sandbox step as its body', async () => {
+    const partner = client();
+    await partner.deliveries.create(booking, { sandboxRider: 'manual', idempotencyKey: 'order-43' });
+    await partner.deliveries.create(booking);
+    await partner.deliveries.simulate('d-1', 'complete_stop');
+    expect(seen.map((s) => [s.method, s.url, s.headers['sandbox-rider'] ?? null, s.headers['idempotency-key'] ?? null])).toEqual([
+      ['POST', '/api/v1/partner/deliveries', 'manual', 'order-43'],
+      ['POST', '/api/v1/partner/deliveries', null, null],
+      ['POST', '/api/v1/partner/deliveries/d-1/simulate', null, null],
+    ]);
+    expect(JSON.parse(seen[2]!.body)).toEqual({ step: 'complete_stop' });
+  });
+
   it('has a method for every partner and public operation of the OpenAPI document', async () => {
     const document = buildOpenApiDocument() as {
       servers: { url: string }[];
@@ -100,6 +113,7 @@ describe('the partner client', () => {
     await partner.deliveries.list({ limit: 5, status: 'pending' });
     await partner.deliveries.get('d-1');
     await partner.deliveries.cancel('d-1');
+    await partner.deliveries.simulate('d-1', 'accept');
     await partner.paymentMethods.list();
     await partner.paymentMethods.create({ provider: 'network_a', phone: '+233241230001', account_name: 'Shop' });
     await partner.paymentMethods.delete('pm-1');

@@ -48,6 +48,16 @@ describe('the step rules the workflow and the API share', () => {
     });
   });
 
+  it('expires only a job still pending, as the dispatch deadline does, and says why with the status otherwise', () => {
+    const taken = DELIVERY_STATUSES.filter((status) => refusalFor(onTheWay({ status, riderId: null }), { kind: 'expire' }) === null);
+    expect(taken).toEqual(['pending']);
+    expect(refusalFor(onTheWay({ status: 'accepted' }), { kind: 'expire' })).toEqual({
+      kind: REFUSAL.invalidTransition,
+      message: 'A delivery that is accepted can no longer expire',
+      details: { status: 'accepted' },
+    });
+  });
+
   it('follows the transition table for pick-up and departure, naming the step in words', () => {
     const allowed = (kind: 'pickup' | 'depart') =>
       DELIVERY_STATUSES.filter((status: DeliveryStatus) => refusalFor(onTheWay({ status }), { kind, riderId: KOFI }) === null);

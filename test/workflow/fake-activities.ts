@@ -32,6 +32,8 @@ export class FakeWorld {
   readonly riderJobs = new Map<string, string>();
   /** The hash of each drop's issued code, by position. */
   readonly issuedCodes = new Map<number, string>();
+  /** Robo riders enlisted: each test-mode delivery the robo rider rides enlists one. */
+  roboRidersEnlisted = 0;
   /** The API withdrew the booking before the workflow could claim it. */
   bookingWithdrawn = false;
   debit: DebitBehaviour = { answer: { state: 'paid' } };
@@ -141,6 +143,7 @@ export function createFakeActivities(world: FakeWorld): Activities {
       world.webhooksSent.push(eventId);
     },
     async enlistRoboRider() {
+      world.roboRidersEnlisted += 1;
       return 'robo-rider';
     },
     async moveRoboRider() {},

@@ -7,7 +7,7 @@ import { deliveryWorkflowId } from '../../domain/reference';
 import { bookingSweepWorkflow, debitReconciliationWorkflow, streetWatchWorkflow } from '../../workflows';
 import { attentionSignal, reassignUpdate } from '../../workflows/messages';
 import { requestRecheck } from '../../db/debits';
-import { book, commitBookingRow, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
+import { book, bookingBody, commitBookingRow, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
 import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
@@ -37,6 +37,8 @@ export const SCENARIOS = [
   'debit-reconciliation',
   'street-watch',
   'delivery-live-reassigned',
+  'delivery-sandbox-manual-stop-otp',
+  'delivery-sandbox-manual-expired',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -211,6 +213,24 @@ export async function recordHistories(stack: TestStack, dir: string, only: reado
       workflows['delivery-live-reassigned'] = deliveryWorkflowId(created.id);
     };
 
+    // A test booking whose partner drives its sandbox rider: every step asked for, then one expired on request.
+    const sandboxManual = async () => {
+      const partner = await makePartner(stack.orm);
+      await registerAccount(stack.baseUrl, partner.testKey);
+      const client = api(stack.baseUrl, partner.testKey);
+      const manual = { 'Sandbox-Rider': 'manual' };
+      const ridden = (await client.post('/partner/deliveries', bookingBody({ verification_method: 'otp', additional_stops: [stopBody()] }), manual)).body;
+      for (const step of ['accept', 'pickup', 'depart', 'complete_stop', 'deliver']) {
+        const res = await client.post(`/partner/deliveries/${ridden.id}/simulate`, { step });
+        if (res.status !== 200) throw new Error(`${step}: ${res.status} ${JSON.stringify(res.body)}`);
+      }
+      workflows['delivery-sandbox-manual-stop-otp'] = deliveryWorkflowId(ridden.id);
+      const left = (await client.post('/partner/deliveries', bookingBody(), manual)).body;
+      const res = await client.post(`/partner/deliveries/${left.id}/simulate`, { step: 'expire' });
+      if (res.status !== 200) throw new Error(`expire: ${res.status} ${JSON.stringify(res.body)}`);
+      workflows['delivery-sandbox-manual-expired'] = deliveryWorkflowId(left.id);
+    };
+
     const recorders: Record<Scenario, () => Promise<void>> = {
       'delivery-test-mode-stops-otp': robo,
       'robo-rider-stops-otp': robo,
@@ -223,6 +243,8 @@ export async function recordHistories(stack: TestStack, dir: string, only: reado
       'debit-reconciliation': reconciliation,
       'street-watch': streetWatch,
       'delivery-live-reassigned': reassigned,
+      'delivery-sandbox-manual-stop-otp': sandboxManual,
+      'delivery-sandbox-manual-expired': sandboxManual,
     };
     await Promise.all([...new Set(only.map((scenario) => recorders[scenario]))].map((record) => record()));
 

@@ -13,10 +13,11 @@ export async function waitForScheduledTime(delivery: Delivery): Promise<void> {
 
 /**
  * Finds a rider: offers the job on a radius that widens on a timer until a rider accepts or the
- * dispatch deadline passes, then expires a job nobody took. Test-mode jobs go to a robo rider.
+ * dispatch deadline passes, then expires a job nobody took. Test-mode jobs go to a robo rider,
+ * unless their partner drives a manual sandbox rider: then the partner's steps come as updates.
  */
 export async function dispatch(delivery: Delivery): Promise<void> {
-  if (delivery.input.mode === 'test') await startRoboRider(delivery);
+  if (delivery.input.mode === 'test' && !delivery.ridesInManualSandbox) await startRoboRider(delivery);
   const deadline = Date.now() + delivery.input.timings.dispatchTimeoutSeconds * 1000;
   await offerWithWideningRadius(delivery, deadline);
   await expireIfNoRider(delivery);

@@ -6,6 +6,7 @@ import {
   completeStopUpdate,
   deliverUpdate,
   departUpdate,
+  expireUpdate,
   paymentSettledSignal,
   pickupUpdate,
   reassignUpdate,
@@ -31,6 +32,7 @@ export function handleMessages(delivery: Delivery): void {
   setHandler(completeStopUpdate, (action) => delivery.completeStop(action), { validator: (action) => delivery.checkStop(action) });
   setHandler(deliverUpdate, (action) => delivery.deliver(action), { validator: (action) => delivery.checkDeliver(action) });
   setHandler(cancelUpdate, () => delivery.cancel(), { validator: () => delivery.checkCancel() });
+  setHandler(expireUpdate, () => delivery.moveTo('expired'), { validator: () => delivery.checkExpire() });
   setHandler(reassignUpdate, (to) => delivery.reassign(to), { validator: (to) => delivery.checkReassign(to) });
   setHandler(attentionSignal, ({ needed }) => delivery.markAttention(needed));
 }

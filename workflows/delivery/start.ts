@@ -2,6 +2,7 @@ import type { WorkflowStartOptions } from '@temporalio/client';
 import type { KeyMode } from '../../domain/api-key';
 import type { LatLng } from '../../domain/geo';
 import type { VerificationMethod } from '../../domain/lifecycle';
+import type { SandboxRider } from '../../domain/sandbox-rider';
 import { deliveryWorkflowId } from '../../domain/reference';
 import { deliveryTimings, type DeliveryTimings } from '../../domain/timings';
 import {
@@ -31,6 +32,8 @@ export interface BookedDelivery {
   dropoff: LatLng;
   verificationMethod: VerificationMethod;
   scheduledAt: Date | null;
+  /** Who rides a test-mode delivery; null in live mode (and for test bookings from before it was kept). */
+  sandboxRider: SandboxRider | null;
 }
 
 /**
@@ -51,6 +54,8 @@ export function deliveryWorkflowInput(booking: BookedDelivery, settings: Deliver
     ...(scheduledAt ? { scheduledAt: scheduledAt.toISOString() } : {}),
     // The timings alone: settings also hold secrets, which must not enter history.
     timings: deliveryTimings(settings),
+    // Test mode only: a live delivery has real riders whatever its row says.
+    ...(booking.mode === 'test' ? { sandboxRider: booking.sandboxRider ?? 'robo' } : {}),
   };
 }
 

@@ -125,6 +125,23 @@ export class Delivery {
     throwIfRefused(refusalFor(this.rulesView(), { kind: 'cancel' }));
   }
 
+  /**
+   * Only a partner's manual sandbox rider's job expires on request; an accept being written is let
+   * finish first, as the dispatch deadline does (the expiry is then refused: the job is accepted).
+   */
+  checkExpire(): void {
+    if (!this.ridesInManualSandbox) {
+      throw failureOf({ kind: REFUSAL.invalidTransition, message: 'Only a manual sandbox delivery expires on request', details: { status: this.status } });
+    }
+    if (this.accepting) throw failureOf(anotherRiderAccepting(this.status));
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'expire' }));
+  }
+
+  /** A test-mode job its partner drives step by step (domain/sandbox-rider.ts): no robo rider rides it. */
+  get ridesInManualSandbox(): boolean {
+    return this.input.mode === 'test' && this.input.sandboxRider === 'manual';
+  }
+
   checkReassign({ riderId }: { riderId: string | null }): void {
     if (this.input.mode === 'test') {
       throw failureOf({ kind: REFUSAL.invalidTransition, message: 'A test-mode delivery is ridden by the robo rider', details: { status: this.status } });

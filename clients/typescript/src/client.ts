@@ -16,7 +16,9 @@ import type {
   Quote,
   QuoteRequest,
   ResolvedPlace,
+  SandboxRider,
   ServiceArea,
+  SimulateStep,
   WebhookDelivery,
   WebhookSetting,
   WebhookUrl,
@@ -46,6 +48,14 @@ export interface IdempotentCallOptions extends CallOptions {
    * every retry of it.
    */
   idempotencyKey?: string;
+}
+
+export interface BookingCallOptions extends IdempotentCallOptions {
+  /**
+   * Test-mode keys only (a live key is refused with 400): `manual` books a delivery no robo rider
+   * rides, whose steps you take with `deliveries.simulate`; `robo` (the default) rides it by itself.
+   */
+  sandboxRider?: SandboxRider;
 }
 
 /** The raw openapi-fetch client over every operation of the document, the rider ones included. */
@@ -80,6 +90,9 @@ export function createPartnerClient(options: PartnerClientOptions) {
   });
   raw.use(partnerMiddleware(options.apiKey));
   const idempotency = (key: string | undefined) => ({ header: key === undefined ? {} : { 'Idempotency-Key': key } });
+  const bookingHeaders = (key: string | undefined, sandboxRider: SandboxRider | undefined) => ({
+    header: { ...idempotency(key).header, ...(sandboxRider === undefined ? {} : { 'Sandbox-Rider': sandboxRider }) },
+  });
 
   return {
     raw,
@@ -97,8 +110,8 @@ export function createPartnerClient(options: PartnerClientOptions) {
     },
     deliveries: {
       /** Books a delivery; it starts `pending`, and the Mobile Money debit follows. */
-      create: async (booking: BookingRequest, { idempotencyKey, signal }: IdempotentCallOptions = {}): Promise<Delivery> =>
-        body(await raw.POST('/partner/deliveries', { body: booking, params: idempotency(idempotencyKey), signal })),
+      create: async (booking: BookingRequest, { idempotencyKey, sandboxRider, signal }: BookingCallOptions = {}): Promise<Delivery> =>
+        body(await raw.POST('/partner/deliveries', { body: booking, params: bookingHeaders(idempotencyKey, sandboxRider), signal })),
       /** Newest first; `limit` 20 unless set (at most 100). */
       list: async (query: ListDeliveriesQuery = {}, { signal }: CallOptions = {}): Promise<Delivery[]> =>
         body(await raw.GET('/partner/deliveries', { params: { query }, signal })),
@@ -108,6 +121,12 @@ export function createPartnerClient(options: PartnerClientOptions) {
       /** Cancels until the rider holds the parcel; after that, 400 with `details.status`. */
       cancel: async (id: string, { signal }: CallOptions = {}): Promise<Delivery> =>
         body(await raw.POST('/partner/deliveries/{id}/cancel', { params: { path: { id } }, signal })),
+      /**
+       * Test mode: takes one step of the manual sandbox rider of a delivery booked with
+       * `sandboxRider: 'manual'`, and returns the delivery after it; its webhook follows.
+       */
+      simulate: async (id: string, step: SimulateStep, { signal }: CallOptions = {}): Promise<Delivery> =>
+        body(await raw.POST('/partner/deliveries/{id}/simulate', { params: { path: { id } }, body: { step }, signal })),
     },
     paymentMethods: {
       /** Mobile Money accounts, default first. */

@@ -1,5 +1,5 @@
 export { API_PREFIX, createPartnerClient } from './client';
-export type { CallOptions, IdempotentCallOptions, PartnerClient, PartnerClientOptions, RawClient } from './client';
+export type { BookingCallOptions, CallOptions, IdempotentCallOptions, PartnerClient, PartnerClientOptions, RawClient } from './client';
 export { PartnerApiError } from './errors';
 export { withRetries } from './retries';
 export type { RetryOptions } from './retries';

@@ -92,6 +92,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/partner/deliveries/{id}/simulate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Take a step of a test delivery’s manual sandbox rider
+         * @description Test mode only: a delivery booked with a test key and the header `Sandbox-Rider: manual` has no robo rider; each call takes one step for its sandbox rider, through the same workflow update a rider app’s request becomes, and answers with the Delivery as `GET /partner/deliveries/{id}` returns it. The webhook of a status change follows, as with a real rider (`complete_stop` changes no status and sends none; the stop shows in `additional_stops`). Hand-over codes and photos are passed by the sandbox rider itself. A step the status does not allow is refused as a rider’s would be: 400 `bad_request` with `details.status`, or 409 `conflict` for an `accept` of a job no longer pending. With a live key this path does not exist (404).
+         */
+        post: operations["simulateDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/partner/payment-methods": {
         parameters: {
             query?: never;
@@ -609,6 +629,13 @@ export interface components {
                 package_description?: string;
             }[];
         };
+        SimulateRequest: {
+            /**
+             * @description `accept`, `pickup`, `depart`, `complete_stop` (the next additional stop), `deliver` (the final drop), or `expire` (a job still pending, now)
+             * @enum {string}
+             */
+            step: "accept" | "pickup" | "depart" | "complete_stop" | "deliver" | "expire";
+        };
         PaymentMethod: {
             /** Format: uuid */
             id: string;
@@ -1058,6 +1085,8 @@ export interface operations {
             header?: {
                 /** @description Same key and body within 24 h replays the first answer; a different body is 409. A repeat sent while the first request is still running waits for its answer; if the first is still unresolved when it may no longer answer, the repeat is 409 with Retry-After, and never names a booking that the first may yet withdraw. */
                 "Idempotency-Key"?: string;
+                /** @description Test-mode keys only (400 with a live key): who rides the booking. `robo` (the default) takes every step by itself; `manual` takes none until you ask for each with `POST /partner/deliveries/{id}/simulate`. */
+                "Sandbox-Rider"?: "robo" | "manual";
             };
             path?: never;
             cookie?: never;
@@ -1077,7 +1106,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description Invalid request (`details` lists each field at fault), a point outside the service area (`details` names its latitude field: `{"dropoff_lat": "outside the service area"}`), or a route longer by road than `MAX_ROUTE_KM` (`{"route": "longer than 80 km"}`), no Mobile Money account registered yet, or a `payment_method_id` that is unknown or removed */
+            /** @description Invalid request (`details` lists each field at fault), a point outside the service area (`details` names its latitude field: `{"dropoff_lat": "outside the service area"}`), or a route longer by road than `MAX_ROUTE_KM` (`{"route": "longer than 80 km"}`), no Mobile Money account registered yet, a `payment_method_id` that is unknown or removed, or a `Sandbox-Rider` header with a live key */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1296,6 +1325,114 @@ export interface operations {
             };
             /** @description Unknown delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, with a request id in details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    simulateDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Delivery id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SimulateRequest"];
+            };
+        };
+        responses: {
+            /** @description The delivery after the step */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description A step the status does not allow (`details.status`), `expire` of a job no longer pending, a delivery the robo rider rides (`details.sandbox_rider`), or a body that is not valid */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown delivery, a live key, or `complete_stop` with no additional stop left to hand over (`This delivery has no such stop`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description `accept` of a job no longer pending */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

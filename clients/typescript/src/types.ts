@@ -6,6 +6,10 @@ type Schemas = components['schemas'];
 export type Delivery = Schemas['Delivery'];
 export type DeliveryStatus = Delivery['status'];
 export type BookingRequest = Schemas['BookingRequest'];
+/** Who rides a test-mode booking: the robo rider, or nobody until you take each step. */
+export type SandboxRider = NonNullable<NonNullable<operations['createDelivery']['parameters']['header']>['Sandbox-Rider']>;
+/** A step of a manual sandbox rider (`deliveries.simulate`). */
+export type SimulateStep = Schemas['SimulateRequest']['step'];
 export type Quote = Schemas['Quote'];
 export type QuoteRequest = Schemas['QuoteRequest'];
 /** Where pickups, stops and drop-offs may lie: a GeoJSON FeatureCollection of named polygons. */
