@@ -1,10 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
+import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Photos } from '../../integrations/storage/s3-photos';
 import { startTestS3, type TestS3 } from '../helpers/seaweedfs';
+import { startTestStack, type TestStack } from '../helpers/stack';
+import { livePartner, book, stopBody } from '../helpers/bookings';
+import { riderApp } from '../helpers/riders';
+import type { Handover } from '../../clients/typescript/src';
 
 // Hand-over photos in an S3-compatible bucket (PHOTO_STORE=s3), against a real S3 server this
-// file starts (SeaweedFS): what the store writes, reads, deletes and signs.
+// file starts (SeaweedFS): what the store writes, reads, deletes and signs, and the proof of
+// delivery's links pointing partners at the store itself.
 
 let s3: TestS3;
 beforeAll(async () => {
@@ -71,5 +77,49 @@ describe('the S3 photo store', () => {
     expect(photos.linkOrigin).toBe(publicUrl);
     expect((await fetch(link)).status).toBe(200);
     photos.close();
+  });
+});
+
+describe('proof of delivery with PHOTO_STORE=s3', () => {
+  let stack: TestStack;
+  beforeAll(async () => {
+    stack = await startTestStack({ env: { ...s3.env, S3_PUBLIC_URL: s3.endpoint.replace('127.0.0.1', 'localhost') } });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it("keeps the rider's photos in the bucket and links the partner to the store's own signed GET", async () => {
+    const partner = await livePartner(stack);
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, partner.liveKey, { verification_method: 'photo', additional_stops: [stopBody()] });
+    await rider.take(created.id);
+    await rider.pickup(created.id);
+    await rider.depart(created.id);
+    await rider.handOverWithPhoto(created.id, 0, JPEG);
+    await rider.handOverWithPhoto(created.id, 'final', PNG, 'image/png');
+
+    const proof = (await partner.client.get<Handover[]>(`/partner/deliveries/${created.id}/proof`)).body;
+    expect(proof.map((h) => h.stop_index)).toEqual([0, null]);
+    const publicOrigin = new URL(s3.endpoint.replace('127.0.0.1', 'localhost')).origin;
+    for (const [handover, bytes, type] of [
+      [proof[0]!, JPEG, 'image/jpeg'],
+      [proof[1]!, PNG, 'image/png'],
+    ] as const) {
+      const link = new URL(handover.photo_url!);
+      expect(link.origin).toBe(publicOrigin);
+      expect(link.searchParams.get('X-Amz-Expires')).toBe('900');
+      const served = await fetch(link);
+      expect(served.status).toBe(200);
+      expect(served.headers.get('content-type')).toBe(type);
+      expect(Buffer.from(await served.arrayBuffer()).equals(bytes)).toBe(true);
+    }
+
+    // In the bucket, under the key the link names: not on this host's disk.
+    const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: s3 });
+    const key = decodeURIComponent(new URL(proof[1]!.photo_url!).pathname.split('/').pop()!);
+    const head = await client.send(new HeadObjectCommand({ Bucket: s3.bucket, Key: key }));
+    expect([head.ContentType, head.ContentLength]).toEqual(['image/png', PNG.length]);
+    client.destroy();
   });
 });
