@@ -122,4 +122,10 @@ describe('proof of delivery with PHOTO_STORE=s3', () => {
     expect([head.ContentType, head.ContentLength]).toEqual(['image/png', PNG.length]);
     client.destroy();
   });
+
+  it("lets the dashboard's pages show images from the store's public address, and from nowhere else new", async () => {
+    const page = await fetch(`${stack.baseUrl}/dashboard/login`);
+    const imgSrc = /(?:^|;)\s*img-src ([^;]*)/.exec(page.headers.get('content-security-policy') ?? '')![1]!.split(' ');
+    expect(imgSrc).toEqual(["'self'", 'data:', new URL(s3.endpoint.replace('127.0.0.1', 'localhost')).origin]);
+  });
 });

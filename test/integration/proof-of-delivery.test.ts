@@ -1,10 +1,13 @@
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
-import { ACCRA, book, livePartner, stopBody } from '../helpers/bookings';
+import { ACCRA, book, livePartner, registerAccount, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
 import { readOutbox } from '../../db/sms-outbox';
 import type { Handover } from '../../clients/typescript/src';
+import { createApiKey, createPartner } from '../../db/accounts';
+import { hashPassword } from '../../api/dashboard/passwords';
+import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
 
 // Proof of delivery (GET /partner/deliveries/{id}/proof) over real HTTP, with photos in local
 // files served by the API's own signed links. Links live 6 s here, so their end can be seen.
@@ -169,5 +172,49 @@ describe('proof of delivery', () => {
     expect((await proofWith(partner.testKey)).status).toBe(404);
     expect((await proofWith(partner.liveKey, 'not-a-delivery')).body.error.code).toBe('not_found');
     expect((await proofWith('sk_live_nonsense')).status).toBe(401);
+  });
+});
+
+describe("the dashboard's delivery page", () => {
+  it('shows each hand-over with how it was checked, when, where, and its photo', async () => {
+    const email = uniqueEmail();
+    const password = 'correct horse battery';
+    const em = stack.orm.em.fork();
+    const { partnerId } = await createPartner(em, { email, businessName: 'Osu Books', passwordHash: await hashPassword(password), confirmed: true });
+    const { apiKey } = await createApiKey(em, { partnerId, label: 'live', mode: 'live' });
+    await registerAccount(stack.baseUrl, apiKey);
+    const rider = await riderApp(stack.baseUrl, stack.orm);
+    const created = await book(stack.baseUrl, apiKey, {
+      verification_method: 'photo',
+      additional_stops: [stopBody({ dropoff_lat: ACCRA.osu.lat, dropoff_lng: ACCRA.osu.lng })],
+    });
+    await rider.take(created.id);
+    await rider.pickup(created.id);
+    await rider.depart(created.id);
+    const dashboard = dashboardClient(stack.baseUrl);
+    await dashboard.logIn(email, password);
+    await dashboard.submit('/dashboard/deliveries', '/dashboard/mode', { mode: 'live', back: '/dashboard/deliveries' });
+    const proofPanel = async () => {
+      const page = await dashboard.get(`/dashboard/deliveries/${created.id}`);
+      expect(page.status).toBe(200);
+      return /<section class="panel" aria-labelledby="proof-title">([\s\S]*?)<\/section>/.exec(page.text)![1]!;
+    };
+    expect(await proofPanel()).toContain('No hand-over yet.');
+
+    await rider.at(AT_STOP);
+    await rider.handOverWithPhoto(created.id, 0, JPEG);
+    await rider.at(AT_DROP);
+    await rider.handOverWithPhoto(created.id, 'final', PNG, 'image/png');
+
+    const panel = await proofPanel();
+    const items = [...panel.matchAll(/<li>([\s\S]*?)<\/li>/g)].map((m) => m[1]!);
+    expect(items).toHaveLength(2);
+    expect(items[0]).toMatch(/<strong>Stop 1<\/strong> · Photo taken · <time datetime="[^"]+">.*<\/time> · at 5\.55612, -0\.18245/);
+    expect(items[1]).toMatch(/<strong>Drop-off<\/strong> · Photo taken · <time datetime="[^"]+">.*<\/time> · at 5\.60498, -0\.16702/);
+    // Each photo is shown from a link signed for this page, which serves the uploaded bytes.
+    const sources = items.map((item) => /<img src="([^"]+)" alt="Photo of the hand-over, (stop 1|drop-off)"/.exec(item)![1]!.replace(/&amp;/g, '&'));
+    const served = await Promise.all(sources.map(async (source) => Buffer.from(await (await open(source)).arrayBuffer())));
+    expect(served[0]!.equals(JPEG)).toBe(true);
+    expect(served[1]!.equals(PNG)).toBe(true);
   });
 });
