@@ -164,10 +164,11 @@ describe('proof of delivery', () => {
     expect((await open(fresh!.photo_url!)).status).toBe(200);
   }, 60_000);
 
-  it("answers 404 for another partner's delivery, one of the other mode, and an id that is none", async () => {
+  it("answers its own partner, and 404 for another partner's delivery, one of the other mode, and an id that is none", async () => {
     const { partner, created } = await underWay('none');
     const stranger = await makePartner(stack.orm);
     const proofWith = (key: string, id = created.id) => api(stack.baseUrl, key).get(`/partner/deliveries/${id}/proof`);
+    expect((await proofWith(partner.liveKey)).status).toBe(200);
     expect((await proofWith(stranger.liveKey)).status).toBe(404);
     expect((await proofWith(partner.testKey)).status).toBe(404);
     expect((await proofWith(partner.liveKey, 'not-a-delivery')).body.error.code).toBe('not_found');
