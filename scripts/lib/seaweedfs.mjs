@@ -52,8 +52,9 @@ export function ensureSeaweedfs() {
     cpSync(downloaded.Dir, source, { recursive: true });
     makeWritable(source);
     mkdirSync(cacheDir(), { recursive: true });
-    // Built beside its final name and renamed, so an interrupted build leaves no binary behind.
-    const partial = `${binary}.partial`;
+    // Built beside its final name and renamed, so an interrupted build leaves no binary behind
+    // (and two runs building at once each rename a whole one).
+    const partial = `${binary}.${process.pid}.partial`;
     const result = spawnSync('go', ['build', '-o', partial, './weed'], {
       cwd: source,
       stdio: 'inherit',
