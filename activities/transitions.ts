@@ -33,7 +33,7 @@ export function createTransitionActivities({ orm, settings }: ActivityDeps) {
     },
 
     /** An additional stop handed over (no webhook: the contract has no event for it). */
-    async recordStopHandover(record: { deliveryId: string; index: number; at: string; photoKey: string | null }) {
+    async recordStopHandover(record: { deliveryId: string; index: number; at: string; photoKey: string | null; lat?: number | null; lng?: number | null }) {
       await transitions.recordStopHandover(orm.em.fork(), record);
     },
   };

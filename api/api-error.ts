@@ -5,6 +5,7 @@ export type ErrorCode =
   | 'bad_request'
   | 'unauthorized'
   | 'payment_required'
+  | 'forbidden'
   | 'not_found'
   | 'method_not_allowed'
   | 'conflict'
@@ -46,6 +47,11 @@ export class ApiError extends Error {
 
   static unauthorized(message: string, details: Record<string, unknown> = {}) {
     return new ApiError(401, 'unauthorized', message, details, { 'WWW-Authenticate': 'Bearer' });
+  }
+
+  /** A credential that is no credential of ours, or is past its time: a signed link, say. */
+  static forbidden(message: string, details: Record<string, unknown> = {}) {
+    return new ApiError(403, 'forbidden', message, details);
   }
 
   static unavailable(message = 'A backing service is unreachable; try again shortly') {

@@ -20,6 +20,7 @@ import {
   partnerRateLimit,
   partnerTestModeRateLimit,
   placesRateLimit,
+  proofPhotoRateLimit,
   riderIpRateLimit,
   riderRateLimit,
   trackingRateLimit,
@@ -37,6 +38,8 @@ import { createPaymentMethodsRouter } from './partner/payment-methods-routes';
 import { createPaystackCallbackRouter } from './providers/paystack-callback-routes';
 import { createVoiceCallbackRouter } from './providers/voice-callback-routes';
 import { createPlacesRouter } from './public/places-routes';
+import { createProofPhotoRouter } from './public/proof-photo-routes';
+import { PROOF_PHOTO_PATH } from './proof-photo-links';
 import { createQuotesRouter } from './partner/quotes-routes';
 import { createServiceAreaRouter } from './partner/service-area-routes';
 import { SIMULATE_PATH, createSandboxRouter, liveKeysSeeNoSandbox } from './partner/sandbox-routes';
@@ -88,6 +91,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(jsonBody());
   api.use('/track', publicCors, trackingRateLimit(deps));
   api.use('/places', placesRateLimit(deps));
+  api.use(PROOF_PHOTO_PATH, proofPhotoRateLimit(deps));
   api.use(headAsGet);
   // Only the lists take a page; elsewhere `limit` and `offset` are unknown query fields, ignored.
   api.get(['/partner/deliveries', '/partner/webhook/deliveries'], integerQuery);
@@ -121,6 +125,7 @@ export function createApp(deps: AppDeps): Express {
   api.use(createWebhookRouter(deps));
   api.use(createTrackingRouter(deps));
   api.use(createPlacesRouter(deps));
+  api.use(createProofPhotoRouter(deps));
   api.use(createRiderAvailabilityRouter(deps));
   api.use(createRiderOfferRouter(deps));
   api.use(createRiderJobRouter(deps));

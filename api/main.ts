@@ -6,7 +6,7 @@ import { initOrm } from '../db/orm';
 import { sandboxLedger } from '../db/sandbox-ledger';
 import { selectGateways } from '../integrations/mobile-money/select';
 import { selectMapProviders } from '../integrations/select';
-import { LocalFilePhotos } from '../integrations/storage/local-files';
+import { selectPhotoStore } from '../integrations/storage/select';
 import { selectCallMasking } from '../integrations/calling/select';
 import { callSessionStore, numberPoolStore, proxySessionStore } from '../db/call-sessions';
 import { createApp } from './app';
@@ -34,7 +34,7 @@ async function main(): Promise<void> {
     temporal,
     logger,
     gateways,
-    photos: new LocalFilePhotos(settings.uploadsDir),
+    photos: selectPhotoStore(settings),
     calling: selectCallMasking(settings, {
       local: callSessionStore(() => orm.em.fork()),
       proxy: proxySessionStore(() => orm.em.fork(), settings.callMasking),

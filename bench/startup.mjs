@@ -112,6 +112,7 @@ async function main() {
       ALLOW_SANDBOX_IN_PRODUCTION: 'true',
       SITE_URL: `http://127.0.0.1:${port}`,
       METRICS_TOKEN: 'startup-bench-metrics-token-0123456789',
+      PHOTO_STORE: 'local',
       LOG_LEVEL: 'info',
       PORT: String(port),
       DATA_DIR: dataDir,

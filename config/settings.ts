@@ -92,6 +92,24 @@ export interface Settings extends DeliveryTimings {
   dataDir: string;
   /** Where uploaded hand-over photos are kept by the offline storage. */
   uploadsDir: string;
+  /**
+   * Where hand-over photos are stored: files under UPLOADS_DIR (one host), or an S3-compatible
+   * bucket that every API process reaches.
+   */
+  photoStore: 'local' | 's3';
+  /** With s3: the bucket, its API's address (unset: AWS S3 in S3_REGION) and region. */
+  s3Bucket?: string;
+  s3Endpoint?: string;
+  /** The address partners open signed photo links at; S3_ENDPOINT unless the store sits behind another name. */
+  s3PublicUrl?: string;
+  s3Region: string;
+  /** Unset: the AWS SDK's own credential chain (AWS_ACCESS_KEY_ID, an instance role…). */
+  s3AccessKeyId?: string;
+  s3SecretAccessKey?: string;
+  /** `endpoint/bucket/key` rather than `bucket.endpoint/key`: what most S3-compatible servers expect. */
+  s3ForcePathStyle: boolean;
+  /** How long a signed link to a hand-over photo works (PROOF_LINK_MINUTES); each read of the proof signs afresh. */
+  proofLinkMinutes: number;
   /** Photo uploads one API process reads at once; more wait briefly for a slot, then get 503. */
   uploadsMaxConcurrent: number;
   mailDir: string;
@@ -357,6 +375,11 @@ function refuseUnsafeInProduction(env: Source, s: Settings): void {
   if (s.callMasking === 'number-pool' && s.callProvider === 'africastalking' && s.africastalkingCallbackIps.length === 0) {
     refuse('AFRICASTALKING_CALLBACK_IPS', "required when NODE_ENV=production with CALL_PROVIDER=africastalking: the callback's secret travels in its path, which proxies and logs on the way may keep; set the addresses Africa's Talking calls from (ask its support), comma-separated, subnets allowed");
   }
+  if (!given('PHOTO_STORE')) {
+    refuse('PHOTO_STORE', 'required when NODE_ENV=production (its default, local, keeps hand-over photos on this host\'s disk, where another API process cannot read them): set PHOTO_STORE=s3 with S3_BUCKET (and S3_ENDPOINT for a store other than AWS S3), or PHOTO_STORE=local for a single API host');
+  } else if (s.photoStore === 's3' && s.s3PublicUrl !== undefined && !s.s3PublicUrl.startsWith('https://')) {
+    refuse('S3_PUBLIC_URL', 'expected an https:// URL when NODE_ENV=production: partners open signed photo links there, and each holds a recipient\'s photo; set the store\'s public https:// address (S3_ENDPOINT is used when it is unset)');
+  }
   if (s.temporalApiKey !== undefined && !s.temporalTls) {
     refuse('TEMPORAL_TLS', 'false is refused with TEMPORAL_API_KEY when NODE_ENV=production: the key would cross the network unencrypted; leave it unset or set true');
   }
@@ -541,6 +564,9 @@ export function loadSettings(vars: Env = process.env): Settings {
     dataDir,
     uploadsDir: text(env, 'UPLOADS_DIR', `${dataDir}/uploads`),
     uploadsMaxConcurrent: number(env, 'UPLOADS_MAX_CONCURRENT', 16, { min: 1, integer: true }),
+    ...photoStoreFrom(env),
+    // S3 signs links for at most seven days.
+    proofLinkMinutes: number(env, 'PROOF_LINK_MINUTES', 15, { min: 0.01, max: 7 * 24 * 60 }),
     mailDir: text(env, 'MAIL_DIR', `${dataDir}/mail`),
     smtpUrl: smtpUrl(env),
     mailFrom: text(env, 'MAIL_FROM', 'Partner Delivery <no-reply@localhost>'),
@@ -597,6 +623,37 @@ function serviceArea(env: Source): { serviceAreaFile: string; serviceArea: Servi
   } catch (error) {
     return refuse(env, 'SERVICE_AREA_FILE', error instanceof Error ? error.message : String(error), { serviceAreaFile, serviceArea: [] });
   }
+}
+
+/** PHOTO_STORE and, with s3, the bucket's settings. Never quotes the secret key back. */
+function photoStoreFrom(
+  env: Source,
+): Pick<Settings, 'photoStore' | 's3Bucket' | 's3Endpoint' | 's3PublicUrl' | 's3Region' | 's3AccessKeyId' | 's3SecretAccessKey' | 's3ForcePathStyle'> {
+  const photoStore = oneOf(env, 'PHOTO_STORE', ['local', 's3'] as const, 'local');
+  const s3Endpoint = optional(env, 'S3_ENDPOINT') === undefined ? undefined : url(env, 'S3_ENDPOINT', '');
+  const s3PublicUrl = optional(env, 'S3_PUBLIC_URL') === undefined ? s3Endpoint : url(env, 'S3_PUBLIC_URL', '');
+  const s3Bucket = optional(env, 'S3_BUCKET');
+  const s3AccessKeyId = optional(env, 'S3_ACCESS_KEY_ID');
+  const s3SecretAccessKey = optional(env, 'S3_SECRET_ACCESS_KEY');
+  if (photoStore === 's3') {
+    if (!s3Bucket) refuse(env, 'S3_BUCKET', 'required when PHOTO_STORE=s3: the bucket hand-over photos are kept in', undefined);
+    if ((s3AccessKeyId === undefined) !== (s3SecretAccessKey === undefined)) {
+      const missing = s3AccessKeyId === undefined ? 'S3_ACCESS_KEY_ID' : 'S3_SECRET_ACCESS_KEY';
+      refuse(env, missing, 'S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY go together (or leave both unset for the AWS SDK\'s own credentials)', undefined);
+    }
+  }
+  // A store at an address of its own (SeaweedFS, Garage, Ceph…) takes the bucket in the path; AWS S3 in the host name.
+  const pathStyle = oneOf(env, 'S3_FORCE_PATH_STYLE', ['true', 'false'] as const, s3Endpoint === undefined ? 'false' : 'true') === 'true';
+  return {
+    photoStore,
+    s3Bucket,
+    s3Endpoint,
+    s3PublicUrl,
+    s3Region: text(env, 'S3_REGION', 'us-east-1'),
+    s3AccessKeyId,
+    s3SecretAccessKey,
+    s3ForcePathStyle: pathStyle,
+  };
 }
 
 /** A number as a voice provider writes it: `+`, the country code and the subscriber number. */

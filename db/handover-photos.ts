@@ -13,3 +13,12 @@ export async function save(
     [photo.deliveryId, photo.position, photo.storageKey, photo.contentType, photo.sizeBytes],
   );
 }
+
+/** The stored photo of a drop, or null when none is (the robo rider's, or one removed). */
+export async function photoAt(em: EntityManager, deliveryId: string, position: number): Promise<{ storageKey: string; contentType: string } | null> {
+  const [row] = await em.execute<{ storage_key: string; content_type: string }[]>(
+    'select storage_key, content_type from handover_photos where delivery_id = ? and position = ?',
+    [deliveryId, position],
+  );
+  return row ? { storageKey: row.storage_key, contentType: row.content_type } : null;
+}

@@ -120,18 +120,23 @@ export async function recordAccept(
 }
 
 /**
- * An additional stop handed over. The delivery's row is touched too: its version is what cached
- * answers are checked against.
+ * An additional stop handed over, and where: the rider's position at the step, else their last
+ * reported one. The delivery's row is touched too: its version is what cached answers are
+ * checked against.
  */
 export async function recordStopHandover(
   em: EntityManager,
-  handover: { deliveryId: string; index: number; at: string },
+  handover: { deliveryId: string; index: number; at: string; lat?: number | null; lng?: number | null },
 ): Promise<void> {
+  const given = handover.lat != null && handover.lng != null;
   await em.execute(
     `with stop as (
-       update delivery_stops set status = 'delivered', delivered_at = coalesce(delivered_at, ?::timestamptz)
-       where delivery_id = ? and position = ? returning delivery_id)
+       update delivery_stops s set status = 'delivered', delivered_at = coalesce(s.delivered_at, ?::timestamptz),
+         handover_lat = coalesce(s.handover_lat, case when ?::boolean then ?::float8 else r.lat end),
+         handover_lng = coalesce(s.handover_lng, case when ?::boolean then ?::float8 else r.lng end)
+       from deliveries d left join riders r on r.id = d.rider_id
+       where s.delivery_id = ? and s.position = ? and d.id = s.delivery_id returning s.delivery_id)
      update deliveries set updated_at = now() where id in (select delivery_id from stop)`,
-    [handover.at, handover.deliveryId, handover.index],
+    [handover.at, given, handover.lat ?? null, given, handover.lng ?? null, handover.deliveryId, handover.index],
   );
 }

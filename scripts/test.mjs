@@ -20,6 +20,9 @@ async function main() {
   await onProjectNode();
   const cli = ensureTemporalCli();
   const chromium = ensureChromium();
+  // The photo-store tests start their own S3-compatible server (test/helpers/seaweedfs.ts).
+  const { ensureSeaweedfs } = await import('./lib/seaweedfs.mjs');
+  const seaweedfs = ensureSeaweedfs();
   const { startTemporal, migrate, freePort } = await import('./lib/stack.mjs');
   const { startEmbeddedPostgres, copyDatabase } = await import('./lib/embedded-postgres.mjs');
   // Each run has its own folder, so two runs (say, two terminals) never share a database.
@@ -102,6 +105,9 @@ async function main() {
       WORKFLOW_BUNDLE: bundle,
       TEST_COMPILED_DIR: compiled,
       CHROMIUM_PATH: chromium,
+      TEST_SEAWEEDFS: seaweedfs,
+      // Servers a test starts itself keep their files here, removed with the run.
+      TEST_RUN_DIR: dataDir,
     };
     code = run('Running the tests', bin('jest'), ['--ci', '--forceExit', ...workers, ...otherProjects, ...jestArgs], testEnv);
     if (jestArgs.length === 0) {

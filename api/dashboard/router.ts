@@ -34,13 +34,19 @@ const PUBLIC_PATHS = new Set(['/signup', '/check-email', '/confirm', '/login', '
 
 /**
  * Only this origin: no inline script or style, no framing, forms post back here only. Map tiles
- * (the service area's map) come from MAP_TILE_URL's origin when one is set.
+ * (the service area's map) come from MAP_TILE_URL's origin when one is set, and hand-over photos
+ * from the photo store's, when it serves its own signed links.
  */
-function securityHeaders(production: boolean, tiles: string | null): RequestHandler {
+function securityHeaders(production: boolean, tiles: string | null, photos: string | undefined): RequestHandler {
+  const images = pageDirectives(tiles)['img-src'] ?? [];
   return helmet({
     contentSecurityPolicy: {
       useDefaults: false,
-      directives: pageDirectives(tiles, { 'form-action': ["'self'"], ...(production ? { 'upgrade-insecure-requests': [] } : {}) }),
+      directives: pageDirectives(tiles, {
+        'form-action': ["'self'"],
+        'img-src': [...images, ...(photos ? [photos] : [])],
+        ...(production ? { 'upgrade-insecure-requests': [] } : {}),
+      }),
     },
     referrerPolicy: { policy: 'same-origin' },
   });
@@ -74,7 +80,7 @@ export function createDashboardRouter(deps: AppDeps): Router {
 
   const authLimit = authRateLimit(deps);
 
-  router.use(securityHeaders(settings.nodeEnv === 'production', tileSource(settings.mapTileUrl)));
+  router.use(securityHeaders(settings.nodeEnv === 'production', tileSource(settings.mapTileUrl), deps.photos.linkOrigin));
   router.get(['/assets/dashboard.css', '/assets/dashboard.js'], (req, res) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
     res.sendFile(path.join(WEB, path.basename(req.path)));

@@ -119,6 +119,11 @@ export function trackingRateLimit(deps: AppDeps): RequestHandler {
   return limiter(deps, { name: 'track', limit: deps.settings.rateLimitPublicPerMinute, key: clientIp, per: 'per IP address' });
 }
 
+/** Per client IP on signed photo links (the public budget, counted apart from tracking's). */
+export function proofPhotoRateLimit(deps: AppDeps): RequestHandler {
+  return limiter(deps, { name: 'proof-photos', limit: deps.settings.rateLimitPublicPerMinute, key: clientIp, per: 'per IP address' });
+}
+
 /** Per client IP on place search. */
 export function placesRateLimit(deps: AppDeps): RequestHandler {
   return limiter(deps, { name: 'places', limit: deps.settings.rateLimitPlacesPerMinute, key: clientIp, per: 'per IP address' });

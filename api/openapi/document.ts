@@ -161,6 +161,27 @@ export function buildOpenApiDocument(): Json {
         responses: { '200': jsonResponse('The delivery', delivery), '404': errorResponse('Unknown delivery'), ...keyedErrors },
       },
     },
+    '/partner/deliveries/{id}/proof': {
+      get: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Proof of delivery: each hand-over, with its photo',
+        description:
+          'One entry per hand-over done so far, in the order the rider made them: each additional stop (`stop_index`), then the ' +
+          'final drop-off (`stop_index` null) once the delivery is `delivered`. Each gives the booking\'s `method`, when the ' +
+          'hand-over was verified and where the rider was. With `photo`, `photo_url` is a signed link to the exact photo the ' +
+          'rider uploaded, served with its content type, that works without a key for `PROOF_LINK_MINUTES` (15 unless the ' +
+          'service sets another); every read signs fresh links. A link that is altered or past its time answers 403. Proof is kept as long as ' +
+          'the delivery\'s personal data is.',
+        operationId: 'getDeliveryProof',
+        parameters: [idParam('Delivery id')],
+        responses: {
+          '200': jsonResponse('The hand-overs so far (empty before the first)', { type: 'array', items: ref('Handover', S.Handover) }),
+          '404': errorResponse('Unknown delivery'),
+          ...keyedErrors,
+        },
+      },
+    },
     '/partner/deliveries/{id}/cancel': {
       post: {
         ...partner,
@@ -309,6 +330,33 @@ export function buildOpenApiDocument(): Json {
         responses: {
           '200': jsonResponse('The view', ref('PublicTracking', S.PublicTracking)),
           '404': errorResponse('Unknown delivery'),
+          ...commonErrors,
+        },
+      },
+    },
+    '/proof-photos/{delivery_id}/{drop}': {
+      get: {
+        tags: ['Public'],
+        summary: 'A hand-over photo, by a signed link',
+        description:
+          'Where a `photo_url` of the proof of delivery points when the service keeps photos itself (with an object store, ' +
+          '`photo_url` is the store\'s own signed link instead). Take the link as given: its signature is the credential, ' +
+          'and it works until `expires`.',
+        operationId: 'getProofPhoto',
+        security: [],
+        parameters: [
+          { name: 'delivery_id', in: 'path', required: true, schema: { type: 'string' } },
+          { name: 'drop', in: 'path', required: true, description: '`final`, or `stop-` and the stop\'s index', schema: { type: 'string' } },
+          { name: 'expires', in: 'query', required: true, description: 'When the link stops working, in seconds since 1970', schema: { type: 'string', pattern: '^[0-9]{1,12}$' } },
+          { name: 'signature', in: 'query', required: true, schema: { type: 'string', minLength: 1, maxLength: 100 } },
+        ],
+        responses: {
+          '200': {
+            description: 'The photo, exactly as the rider uploaded it',
+            content: Object.fromEntries(['image/jpeg', 'image/png', 'image/webp'].map((type) => [type, { schema: { type: 'string', format: 'binary' } }])),
+          },
+          '403': errorResponse('The link is not one the service signed, or it has expired (`details.expired`): read the proof again'),
+          '404': errorResponse('Unknown photo'),
           ...commonErrors,
         },
       },

@@ -207,6 +207,27 @@ export const Delivery = Type.Object(
   { $id: 'Delivery' },
 );
 
+/** One hand-over of a delivery: a stop's, or the final drop's. */
+export const Handover = Type.Object(
+  {
+    stop_index: Nullable(Type.Integer({ minimum: 0, description: 'The index in `additional_stops`; null for the final drop-off' })),
+    method: VerificationMethod,
+    verified_at: Timestamp,
+    lat: Nullable(Type.Number({ description: 'Where the rider was at the hand-over; null when the rider app sent no position' })),
+    lng: Nullable(Type.Number()),
+    photo_url: Nullable(
+      Type.String({
+        description:
+          'With `method` photo: a signed link to the photo the rider took, which works without a key for `PROOF_LINK_MINUTES` ' +
+          '(15 unless the service sets another) from this read; read the proof again for a fresh one. Null for other methods, ' +
+          'and when no photo is kept (a test-mode delivery ridden by the robo rider)',
+      }),
+    ),
+  },
+  { $id: 'Handover' },
+);
+export type Handover = Static<typeof Handover>;
+
 /** The body of every status callback; `data` is the Delivery as the REST API returns it. */
 export const DeliveryCallback = Type.Object(
   {

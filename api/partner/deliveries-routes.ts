@@ -16,6 +16,7 @@ import { createBookingService } from './booking-service';
 import { endJobCalls } from '../masked-calls';
 import { refuseEnded, sendDeliveryUpdate } from '../temporal/delivery-updates';
 import { VersionedViewCache, sendJsonBytes } from '../view-cache';
+import { createProofView } from './proof-view';
 
 /** Booking, listing, fetching and cancelling a partner's deliveries. */
 export function createDeliveriesRouter(deps: AppDeps): Router {
@@ -87,6 +88,16 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     const view = deliveryView(read.parts, settings.siteUrl);
     views.set(id, read.version, JSON.stringify(view));
     res.json(view);
+  });
+
+  const proofOf = createProofView(deps);
+  router.get('/partner/deliveries/:id/proof', async (req, res) => {
+    const { partnerId, mode } = partnerOf(res);
+    const { delivery } = await ownDelivery(partnerId, mode, req.params.id);
+    const proof = await proofOf(delivery);
+    // Each read signs its photo links afresh; a kept copy would hand out links nearer their end.
+    res.setHeader('Cache-Control', 'no-store');
+    res.json(proof);
   });
 
   router.post('/partner/deliveries/:id/cancel', async (req, res) => {

@@ -1,5 +1,5 @@
 import { createWriteStream } from 'node:fs';
-import { mkdir, readFile, unlink } from 'node:fs/promises';
+import { mkdir, readFile, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -24,11 +24,21 @@ export class LocalFilePhotos implements PhotoStore {
   }
 
   async get(key: string): Promise<Buffer | null> {
-    if (!/^[A-Za-z0-9._-]+$/.test(key)) return null;
+    if (!isKey(key)) return null;
     try {
       return await readFile(path.join(this.dir, key));
     } catch {
       return null;
     }
   }
+
+  async delete(key: string): Promise<void> {
+    if (!isKey(key)) return;
+    await rm(path.join(this.dir, key), { force: true });
+  }
+}
+
+/** A key this store gave out: one file name in its folder, never a path out of it. */
+function isKey(key: string): boolean {
+  return /^[A-Za-z0-9._-]+$/.test(key) && key !== '.' && key !== '..';
 }

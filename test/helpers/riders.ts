@@ -28,6 +28,23 @@ export async function riderApp(baseUrl: string, orm: Orm, name = 'Kofi Mensah', 
     depart: (id: string) => client.post(`/rider/deliveries/${id}/depart`),
     completeStop: (id: string, index: number, body?: unknown) => client.post(`/rider/deliveries/${id}/stops/${index}/complete`, body),
     deliver: (id: string, body?: unknown) => client.post(`/rider/deliveries/${id}/deliver`, body),
+    /** Where the app says the rider is; the next step is recorded there. */
+    at: (position: { lat: number; lng: number }) => client.post('/rider/location', position),
+    /**
+     * A hand-over with a photo, as the app sends it (multipart, field `photo`): `drop` is a stop's
+     * index or `final`.
+     */
+    async handOverWithPhoto(id: string, drop: number | 'final', photo: Buffer, type = 'image/jpeg') {
+      const form = new FormData();
+      form.append('photo', new Blob([photo], { type }), 'handover');
+      const step = drop === 'final' ? 'deliver' : `stops/${drop}/complete`;
+      const response = await fetch(`${baseUrl}/api/v1/rider/deliveries/${id}/${step}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${rider.riderToken}` },
+        body: form,
+      });
+      if (response.status !== 200) throw new Error(`${step}: ${response.status} ${await response.text()}`);
+    },
   };
 }
 

@@ -14,6 +14,7 @@ import { sandboxLedger } from '../../db/sandbox-ledger';
 import { selectGateways } from '../../integrations/mobile-money/select';
 import { selectMapProviders } from '../../integrations/select';
 import { LocalFilePhotos } from '../../integrations/storage/local-files';
+import { selectPhotoStore } from '../../integrations/storage/select';
 import { selectCallMasking } from '../../integrations/calling/select';
 import { callSessionStore, numberPoolStore, proxySessionStore } from '../../db/call-sessions';
 import { activityDeps, signalWhenDebitsSettle } from '../../workers/activity-deps';
@@ -108,7 +109,8 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
     temporal,
     logger,
     gateways,
-    photos: new LocalFilePhotos(`${settings.dataDir}/test/uploads`),
+    // As api/main.ts wires it when `env` sets PHOTO_STORE=s3; local files in a folder of the tests' own otherwise.
+    photos: settings.photoStore === 's3' ? selectPhotoStore(settings) : new LocalFilePhotos(`${settings.dataDir}/test/uploads`),
     // As api/main.ts wires it: the local bridge unless `env` sets CALL_MASKING.
     calling: selectCallMasking(settings, {
       local: callSessionStore(() => orm.em.fork()),

@@ -74,7 +74,7 @@ async function sentinel(): Promise<{ port: number; connections: () => number; cl
 }
 
 describe.each(Object.entries(ENTRIES))('the %s process with NODE_ENV=production', (_name, entry) => {
-  it('refuses to start without a real gateway, SMS provider, masked-calling provider and SMTP server, naming each, before connecting to anything', async () => {
+  it('refuses to start without a real gateway, SMS provider, masked-calling provider, SMTP server and photo store, naming each, before connecting to anything', async () => {
     const listener = await sentinel();
     try {
       const began = Date.now();
@@ -94,6 +94,7 @@ describe.each(Object.entries(ENTRIES))('the %s process with NODE_ENV=production'
         expect.stringMatching(/^Invalid setting SMS_PROVIDER: required when NODE_ENV=production .*SMS_PROVIDER=http with SMS_URL and SMS_API_KEY/),
         expect.stringMatching(/^Invalid setting CALL_MASKING: required when NODE_ENV=production .*CALL_MASKING=twilio-proxy with TWILIO_ACCOUNT_SID, TWILIO_AUTH_TOKEN and TWILIO_PROXY_SERVICE_SID/),
         expect.stringMatching(/^Invalid setting SMTP_URL: required when NODE_ENV=production/),
+        expect.stringMatching(/^Invalid setting PHOTO_STORE: required when NODE_ENV=production .*PHOTO_STORE=s3 with S3_BUCKET/),
       ]);
       expect(output.stdout).toBe('');
       // Settings are checked first: nothing was opened, so the refusal comes in seconds.
@@ -115,6 +116,7 @@ describe.each(Object.entries(ENTRIES))('the %s process with NODE_ENV=production'
       CALL_MASKING: 'local',
       SMTP_URL: 'smtp://127.0.0.1:1',
       MAIL_FROM: 'Deliveries <no-reply@example.com.gh>',
+      PHOTO_STORE: 'local',
       DATA_DIR: dataDir,
     });
     await exited(child);
@@ -150,6 +152,7 @@ describe('a staging deployment (ALLOW_SANDBOX_IN_PRODUCTION=true)', () => {
     ALLOW_SANDBOX_IN_PRODUCTION: 'true',
     SITE_URL: 'https://staging.example.com.gh',
     METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop',
+    PHOTO_STORE: 'local',
     DATABASE_URL: process.env.TEST_DATABASE_URL ?? '',
     TEMPORAL_ADDRESS: process.env.TEST_TEMPORAL_ADDRESS ?? '',
     // A queue of its own: this worker must take no other suite's tasks.
@@ -188,7 +191,7 @@ describe('a live booking on a staging deployment', () => {
   const captured = capturingLogger('info', 'api');
   beforeAll(async () => {
     stack = await startTestStack({
-      env: { NODE_ENV: 'production', ALLOW_SANDBOX_IN_PRODUCTION: 'true', SITE_URL: 'https://staging.example.com.gh', METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop' },
+      env: { NODE_ENV: 'production', ALLOW_SANDBOX_IN_PRODUCTION: 'true', SITE_URL: 'https://staging.example.com.gh', METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop', PHOTO_STORE: 'local' },
       appOverrides: { logger: captured.logger },
     });
   });

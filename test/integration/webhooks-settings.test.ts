@@ -16,6 +16,7 @@ const PRODUCTION = {
   SITE_URL: 'https://track.example.com.gh',
   ALLOW_SANDBOX_IN_PRODUCTION: 'true',
   METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop',
+  PHOTO_STORE: 'local',
 };
 
 /** An HTTPS URL on a public address, written as an IP so the check needs no DNS. */

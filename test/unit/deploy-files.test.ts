@@ -275,6 +275,13 @@ describe('the compose file', () => {
     expect(named.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'SMS_PROVIDER']);
   });
 
+  it('keeps photos on the volume every API container mounts, unless the operator names a bucket', () => {
+    const api = service('api');
+    expect(api.volumes).toContain(`app-data:${environmentOf('api').DATA_DIR}`);
+    expect(loadSettings(environmentOf('api', STAGING_OPERATOR)).photoStore).toBe('local');
+    expect(loadSettings(environmentOf('api', LIVE_OPERATOR))).toMatchObject({ photoStore: 's3', s3Bucket: LIVE_PROVIDERS.S3_BUCKET });
+  });
+
   it('runs a staging stack on the stand-ins with ALLOW_SANDBOX_IN_PRODUCTION=true alone', () => {
     for (const name of ['api', 'worker']) {
       const settings = loadSettings(environmentOf(name, STAGING_OPERATOR));
@@ -372,12 +379,12 @@ describe('the Dockerfile', () => {
     expect(env.NODE_ENV).toBe('production');
   });
 
-  it('bakes in no stand-in: the deployment chooses the gateway, the SMS provider and SMTP', () => {
-    for (const variable of ['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'ALLOW_SANDBOX_IN_PRODUCTION', 'RATE_LIMIT_STORE', 'SESSION_SECRET', 'METRICS_TOKEN']) {
+  it('bakes in no stand-in: the deployment chooses the gateway, the SMS provider, SMTP and the photo store', () => {
+    for (const variable of ['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'SMTP_URL', 'ALLOW_SANDBOX_IN_PRODUCTION', 'RATE_LIMIT_STORE', 'SESSION_SECRET', 'METRICS_TOKEN', 'PHOTO_STORE']) {
       expect({ variable, value: env[variable] }).toEqual({ variable, value: undefined });
     }
     const error = refusal({ ...env, DATABASE_URL: 'postgres://delivery@db/delivery', SITE_URL: 'https://deliveries.example.com.gh' });
-    expect(error.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'METRICS_TOKEN']);
+    expect(error.problems.map((p) => p.variable)).toEqual(['PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'METRICS_TOKEN', 'PHOTO_STORE']);
   });
 
   it('leaves the host’s node_modules, data and history out of the build context', () => {

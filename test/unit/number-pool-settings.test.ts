@@ -22,6 +22,7 @@ const production = {
   SMTP_URL: 'smtps://mailer:pass@smtp.example.com.gh:465',
   MAIL_FROM: 'Deliveries <no-reply@example.com.gh>',
   METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop',
+  PHOTO_STORE: 'local',
 };
 
 function problems(env: Record<string, string | undefined>) {

@@ -114,6 +114,8 @@ describe('the partner client', () => {
     await partner.deliveries.get('d-1');
     await partner.deliveries.cancel('d-1');
     await partner.deliveries.simulate('d-1', 'accept');
+    await partner.deliveries.proof('d-1');
+    const photo = await partner.deliveries.photo(`${baseUrl}/api/v1/proof-photos/d-1/final?expires=1&signature=s`);
     await partner.paymentMethods.list();
     await partner.paymentMethods.create({ provider: 'network_a', phone: '+233241230001', account_name: 'Shop' });
     await partner.paymentMethods.delete('pm-1');
@@ -132,6 +134,9 @@ describe('the partner client', () => {
     const called = seen.map((s) => templates.find((t) => t.method === s.method && t.pattern.test(s.url))?.operation ?? `${s.method} ${s.url}`);
     expect([...new Set(called)].sort()).toEqual([...contract].sort());
     expect(seen.find((s) => s.url.startsWith('/api/v1/partner/deliveries?'))?.url).toBe('/api/v1/partner/deliveries?limit=5&status=pending');
+    // A photo link's signature is its credential: the key goes to the partner endpoints only.
+    expect(seen.find((s) => s.url.startsWith('/api/v1/proof-photos/'))?.headers.authorization).toBeUndefined();
+    expect(photo.size).toBe(2);
   });
 });
 

@@ -27,7 +27,7 @@ const live = loadSettings({
   ...production,
   ...LIVE_PROVIDERS,
 });
-const staging = loadSettings({ ...production, ALLOW_SANDBOX_IN_PRODUCTION: 'true' });
+const staging = loadSettings({ ...production, ALLOW_SANDBOX_IN_PRODUCTION: 'true', PHOTO_STORE: 'local' });
 
 // Nothing here reaches a database or Temporal: the stand-ins are only built, never called.
 const unusedLedger = {} as SandboxLedger;

@@ -128,7 +128,7 @@ describe('SERVICE_AREA_FILE and MAX_ROUTE_KM', () => {
     const { command, args, cwd } = ourProgram('api/main.ts');
     const started = spawnSync(command, args, {
       cwd,
-      env: { PATH: process.env.PATH, ...base, SERVICE_AREA_FILE: path.join(folder, 'missing.geojson'), PORT: '0' },
+      env: { PATH: process.env.PATH, NODE_ENV: 'development', ...base, SERVICE_AREA_FILE: path.join(folder, 'missing.geojson'), PORT: '0' },
       encoding: 'utf8',
       timeout: 60_000,
     });

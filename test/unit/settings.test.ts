@@ -8,6 +8,7 @@ const base = { DATABASE_URL: 'postgres://u@localhost:5432/db' };
 const PAYSTACK_LIVE_KEY = 'sk_live_4d1c0ffee4d1c0ffee4d1c0ffee';
 const SMTP_PASSWORD = 'smtp-pass-9f8e7d';
 const TWILIO_AUTH_TOKEN = 'twilio-token-5e4d3c2b1a';
+const S3_SECRET = 's3-secret-7c6b5a4f3e2d';
 
 /** A production process with a real gateway, a real SMS provider, real masked calling and SMTP: starts, nothing sandboxed. */
 const live = {
@@ -26,6 +27,11 @@ const live = {
   SMTP_URL: `smtps://mailer:${SMTP_PASSWORD}@smtp.example.com.gh:465`,
   MAIL_FROM: 'Deliveries <no-reply@example.com.gh>',
   METRICS_TOKEN: 'metrics-token-0123456789abcdefghijklmnop',
+  PHOTO_STORE: 's3',
+  S3_ENDPOINT: 'https://s3.example.com.gh',
+  S3_BUCKET: 'delivery-photos',
+  S3_ACCESS_KEY_ID: 'delivery-api',
+  S3_SECRET_ACCESS_KEY: S3_SECRET,
 };
 
 /** The same, with some variables replaced; `undefined` removes one. */
@@ -106,7 +112,7 @@ describe('settings', () => {
     // Outside production the site is the API's own port; in production that address would go out
     // in every tracking link, callback body and confirmation email, and point at nothing.
     const nothing = caught(() => loadSettings({ NODE_ENV: 'production' }));
-    expect(nothing.problems.map((p) => p.variable)).toEqual(['DATABASE_URL', 'SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'METRICS_TOKEN']);
+    expect(nothing.problems.map((p) => p.variable)).toEqual(['DATABASE_URL', 'SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'METRICS_TOKEN', 'PHOTO_STORE']);
     expect(nothing.message).toMatch(/^DATABASE_URL: required/m);
     expect(nothing.message).toMatch(/^SITE_URL: required when NODE_ENV=production/m);
 
@@ -131,7 +137,7 @@ describe('settings', () => {
     });
     expect(started.status).toBe(78);
     const lines = started.stderr.trim().split('\n');
-    expect(lines.map((line) => /^Invalid setting (\w+): /.exec(line)?.[1])).toEqual(['DATABASE_URL', 'SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'METRICS_TOKEN']);
+    expect(lines.map((line) => /^Invalid setting (\w+): /.exec(line)?.[1])).toEqual(['DATABASE_URL', 'SITE_URL', 'PAYMENT_GATEWAY', 'SMS_PROVIDER', 'CALL_MASKING', 'SMTP_URL', 'METRICS_TOKEN', 'PHOTO_STORE']);
     expect(lines[0]).toBe('Invalid setting DATABASE_URL: required (npm start sets it)');
     expect(lines[1]).toBe('Invalid setting SITE_URL: required when NODE_ENV=production: the address partners and recipients open the site at');
     expect(lines[2]).toMatch(/PAYMENT_GATEWAY: required when NODE_ENV=production .*set PAYMENT_GATEWAY=paystack with PAYSTACK_SECRET_KEY, or ALLOW_SANDBOX_IN_PRODUCTION=true/);
@@ -205,7 +211,7 @@ describe('production settings: no stand-in for a live service without the opt-in
   });
 
   it('lets a staging deployment run on every stand-in with the one opt-in variable, and says what each means', () => {
-    const settings = loadSettings({ ...base, NODE_ENV: 'production', SITE_URL: 'https://staging.example.com.gh', ALLOW_SANDBOX_IN_PRODUCTION: 'true', METRICS_TOKEN: live.METRICS_TOKEN });
+    const settings = loadSettings({ ...base, NODE_ENV: 'production', SITE_URL: 'https://staging.example.com.gh', ALLOW_SANDBOX_IN_PRODUCTION: 'true', METRICS_TOKEN: live.METRICS_TOKEN, PHOTO_STORE: 'local' });
     expect(settings).toMatchObject({ paymentGateway: 'sandbox', smsProvider: 'outbox', callMasking: 'local', smtpUrl: undefined, rateLimitStore: 'postgres' });
     expect(sandboxedInProduction(settings)).toEqual(['payments', 'texts', 'calls', 'mail']);
     expect(sandboxWarning(settings)).toBe(
@@ -274,6 +280,59 @@ describe('production settings: no stand-in for a live service without the opt-in
     expect(() => loadSettings(liveWith({ METRICS_TOKEN: 'changeme' }))).toThrow(/^METRICS_TOKEN: too short for NODE_ENV=production/);
     expect(loadSettings(live).metricsToken).toBe(live.METRICS_TOKEN);
     expect(loadSettings(base).metricsToken).toBeUndefined();
+  });
+});
+
+describe('the photo store', () => {
+  const local = { PHOTO_STORE: 'local', S3_ENDPOINT: undefined, S3_BUCKET: undefined, S3_ACCESS_KEY_ID: undefined, S3_SECRET_ACCESS_KEY: undefined };
+
+  it('keeps photos in local files, and signs their links for 15 minutes, unless told otherwise', () => {
+    expect(loadSettings(base)).toMatchObject({ photoStore: 'local', uploadsDir: '.data/uploads', proofLinkMinutes: 15 });
+    expect(loadSettings({ ...base, PROOF_LINK_MINUTES: '0.05' }).proofLinkMinutes).toBe(0.05);
+    expect(() => loadSettings({ ...base, PROOF_LINK_MINUTES: '0' })).toThrow(/^PROOF_LINK_MINUTES: expected a number from 0.01 to 10080, got "0"$/);
+    // S3 presigns for at most seven days.
+    expect(() => loadSettings({ ...base, PROOF_LINK_MINUTES: '20000' })).toThrow(/^PROOF_LINK_MINUTES: /);
+  });
+
+  it('in production, refuses to keep photos on local disk unless PHOTO_STORE=local is set outright, even on a staging deployment', () => {
+    for (const env of [liveWith({ ...local, PHOTO_STORE: undefined }), liveWith({ ...local, PHOTO_STORE: undefined, ALLOW_SANDBOX_IN_PRODUCTION: 'true' })]) {
+      const error = caught(() => loadSettings(env));
+      expect(error.problems).toEqual([
+        {
+          variable: 'PHOTO_STORE',
+          problem: expect.stringMatching(/^required when NODE_ENV=production \(its default, local, keeps hand-over photos on this host's disk, where another API process cannot read them\): set PHOTO_STORE=s3 with S3_BUCKET .*, or PHOTO_STORE=local for a single API host$/),
+        },
+      ]);
+    }
+    expect(loadSettings(liveWith(local))).toMatchObject({ photoStore: 'local' });
+    expect(loadSettings(live)).toMatchObject({ photoStore: 's3', s3Bucket: 'delivery-photos', s3Endpoint: 'https://s3.example.com.gh', s3PublicUrl: 'https://s3.example.com.gh', s3ForcePathStyle: true });
+  });
+
+  it('refuses S3 without a bucket, or with one half of a key, without printing the secret', () => {
+    expect(caught(() => loadSettings(liveWith({ S3_BUCKET: undefined }))).problems).toEqual([
+      { variable: 'S3_BUCKET', problem: 'required when PHOTO_STORE=s3: the bucket hand-over photos are kept in' },
+    ]);
+    const half = caught(() => loadSettings(liveWith({ S3_ACCESS_KEY_ID: undefined })));
+    expect(half.problems.map((p) => p.variable)).toEqual(['S3_ACCESS_KEY_ID']);
+    expect(half.message).not.toContain(S3_SECRET);
+    // Neither key: the AWS SDK's own credentials (an instance role, AWS_ACCESS_KEY_ID…).
+    expect(loadSettings(liveWith({ S3_ACCESS_KEY_ID: undefined, S3_SECRET_ACCESS_KEY: undefined })).s3AccessKeyId).toBeUndefined();
+    expect(() => loadSettings({ ...base, PHOTO_STORE: 'minio' })).toThrow(/^PHOTO_STORE: expected one of local, s3, got "minio"$/);
+  });
+
+  it('in production, refuses photo links to a plain-http address, whether S3_PUBLIC_URL or the S3_ENDPOINT it defaults to', () => {
+    for (const env of [liveWith({ S3_ENDPOINT: 'http://seaweedfs:8333' }), liveWith({ S3_PUBLIC_URL: 'http://photos.example.com.gh' })]) {
+      expect(caught(() => loadSettings(env)).problems).toEqual([
+        { variable: 'S3_PUBLIC_URL', problem: expect.stringMatching(/^expected an https:\/\/ URL when NODE_ENV=production: partners open signed photo links there/) },
+      ]);
+    }
+    // The store may sit on a private network behind a public https:// name.
+    expect(loadSettings(liveWith({ S3_ENDPOINT: 'http://seaweedfs:8333', S3_PUBLIC_URL: 'https://photos.example.com.gh' }))).toMatchObject({
+      s3Endpoint: 'http://seaweedfs:8333',
+      s3PublicUrl: 'https://photos.example.com.gh',
+    });
+    // AWS S3 itself: no endpoint, the bucket in the host name.
+    expect(loadSettings(liveWith({ S3_ENDPOINT: undefined }))).toMatchObject({ s3Endpoint: undefined, s3PublicUrl: undefined, s3ForcePathStyle: false });
   });
 });
 

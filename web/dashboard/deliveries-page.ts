@@ -113,7 +113,54 @@ function textsSection(d: DeliveryResource, texts: TextView[]): Html | '' {
   </section>`;
 }
 
-export function deliveryPage(ctx: PageContext, d: DeliveryResource, callbacks: WebhookDelivery[], webhookSet: boolean, texts: TextView[]): Html {
+/** One hand-over as the partner API's proof of delivery gives it (GET /partner/deliveries/{id}/proof). */
+export interface HandoverView {
+  stop_index: number | null;
+  method: string;
+  verified_at: string;
+  lat: number | null;
+  lng: number | null;
+  photo_url: string | null;
+}
+
+const METHOD_TEXT: Record<string, string> = { none: 'No check', otp: 'Code checked', photo: 'Photo taken' };
+
+/** Each hand-over done: where and when, how it was checked, and the photo (a link signed for this page). */
+function proofSection(proof: HandoverView[]): Html {
+  return html`<section class="panel" aria-labelledby="proof-title">
+    <h2 id="proof-title">Proof of delivery</h2>
+    ${
+      proof.length === 0
+        ? html`<p class="muted">No hand-over yet.</p>`
+        : html`<ol class="proof">
+          ${proof.map((h) => {
+            const drop = h.stop_index === null ? 'Drop-off' : `Stop ${h.stop_index + 1}`;
+            const place = h.lat === null || h.lng === null ? html`<span class="muted">Place not known</span>` : `at ${h.lat.toFixed(5)}, ${h.lng.toFixed(5)}`;
+            return html`<li>
+              <p><strong>${drop}</strong> · ${METHOD_TEXT[h.method] ?? h.method} · ${when(h.verified_at)} · ${place}</p>
+              ${
+                h.photo_url
+                  ? html`<a href="${h.photo_url}"><img src="${h.photo_url}" alt="Photo of the hand-over, ${drop.toLowerCase()}" loading="lazy"></a>`
+                  : h.method === 'photo'
+                    ? html`<p class="muted">No photo is kept for this hand-over.</p>`
+                    : ''
+              }
+            </li>`;
+          })}
+        </ol>
+        ${proof.some((h) => h.photo_url) ? html`<p class="muted">Photo links work for a few minutes; reload the page for fresh ones.</p>` : ''}`
+    }
+  </section>`;
+}
+
+export function deliveryPage(
+  ctx: PageContext,
+  d: DeliveryResource,
+  callbacks: WebhookDelivery[],
+  webhookSet: boolean,
+  texts: TextView[],
+  proof: HandoverView[],
+): Html {
   const drops = [...d.additional_stops.map((s) => ({ ...s, final: false })), { ...d, status: d.status, final: true }];
   return layout(
     ctx,
@@ -152,6 +199,7 @@ export function deliveryPage(ctx: PageContext, d: DeliveryResource, callbacks: W
         ${d.events.map((e) => html`<li>${badge(e.status)} ${when(e.created_at)}</li>`)}
       </ol>
     </section>
+    ${proofSection(proof)}
     ${textsSection(d, texts)}
     <section aria-labelledby="callbacks-title">
       <h2 id="callbacks-title">Callbacks for this delivery</h2>

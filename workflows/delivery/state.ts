@@ -262,6 +262,8 @@ export class Delivery {
         index: action.index,
         at,
         photoKey: action.proof.kind === 'photo' ? action.proof.storageKey : null,
+        lat: action.lat ?? null,
+        lng: action.lng ?? null,
       }),
     );
     return this.snapshot();

@@ -8,12 +8,15 @@ import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../domain/lifecycl
 import type { AppDeps } from '../../app-deps';
 import { ApiError, requireUuid } from '../../api-error';
 import { loadWebhookDeliveries } from '../../partner/webhook-log-view';
+import { createProofView } from '../../partner/proof-view';
 import { deliveriesPage, deliveryPage, PAGE_SIZE } from '../../../web/dashboard/deliveries-page';
 import { pageOf, pageOffset, render } from '../respond';
 
 /** The delivery list (filtered by status) and one delivery with its trail, callbacks and texts. */
-export function createDeliveryRoutes({ orm, settings }: AppDeps): Router {
+export function createDeliveryRoutes(deps: AppDeps): Router {
+  const { orm, settings } = deps;
   const router = Router();
+  const proofOf = createProofView(deps);
 
   router.get('/deliveries', async (req, res) => {
     const ctx = pageOf(res);
@@ -38,7 +41,8 @@ export function createDeliveryRoutes({ orm, settings }: AppDeps): Router {
     const callbacks = await loadWebhookDeliveries(em, events);
     const url = await webhookEndpoints.findUrl(em, { partnerId: ctx.viewer!.partnerId, mode: ctx.mode });
     const texts = await readDeliveryTexts(em, id);
-    render(res, deliveryPage(ctx, deliveryView(parts, settings.siteUrl), callbacks, Boolean(url), texts));
+    const proof = await proofOf(parts.delivery);
+    render(res, deliveryPage(ctx, deliveryView(parts, settings.siteUrl), callbacks, Boolean(url), texts, proof));
   });
 
   return router;

@@ -7,6 +7,7 @@ import type {
   BookingRequest,
   Deleted,
   Delivery,
+  Handover,
   ListDeliveriesQuery,
   ListWebhookDeliveriesQuery,
   PaymentMethod,
@@ -127,6 +128,22 @@ export function createPartnerClient(options: PartnerClientOptions) {
        */
       simulate: async (id: string, step: SimulateStep, { signal }: CallOptions = {}): Promise<Delivery> =>
         body(await raw.POST('/partner/deliveries/{id}/simulate', { params: { path: { id } }, body: { step }, signal })),
+      /**
+       * Proof of delivery: each hand-over so far (stops, then the final drop). A photo's
+       * `photo_url` works without the key for a few minutes; read the proof again for a fresh one.
+       */
+      proof: async (id: string, { signal }: CallOptions = {}): Promise<Handover[]> =>
+        body(await raw.GET('/partner/deliveries/{id}/proof', { params: { path: { id } }, signal })),
+      /**
+       * Downloads a hand-over photo by the `photo_url` of the proof, as it is: the key is never
+       * sent, as the link's signature is its credential. A link past its time throws a
+       * PartnerApiError with status 403; read the proof again for a fresh one.
+       */
+      photo: async (photoUrl: string, { signal }: CallOptions = {}): Promise<Blob> => {
+        const response = await (options.fetch ?? fetch)(new Request(photoUrl, { signal }));
+        if (!response.ok) throw await PartnerApiError.fromResponse(response);
+        return response.blob();
+      },
     },
     paymentMethods: {
       /** Mobile Money accounts, default first. */

@@ -75,6 +75,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/partner/deliveries/{id}/proof": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Proof of delivery: each hand-over, with its photo
+         * @description One entry per hand-over done so far, in the order the rider made them: each additional stop (`stop_index`), then the final drop-off (`stop_index` null) once the delivery is `delivered`. Each gives the booking's `method`, when the hand-over was verified and where the rider was. With `photo`, `photo_url` is a signed link to the exact photo the rider uploaded, served with its content type, that works without a key for `PROOF_LINK_MINUTES` (15 unless the service sets another); every read signs fresh links. A link that is altered or past its time answers 403. Proof is kept as long as the delivery's personal data is.
+         */
+        get: operations["getDeliveryProof"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/partner/deliveries/{id}/cancel": {
         parameters: {
             query?: never;
@@ -208,6 +228,26 @@ export interface paths {
         };
         /** Public, redacted tracking view */
         get: operations["getPublicTracking"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/proof-photos/{delivery_id}/{drop}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A hand-over photo, by a signed link
+         * @description Where a `photo_url` of the proof of delivery points when the service keeps photos itself (with an object store, `photo_url` is the store's own signed link instead). Take the link as given: its signature is the credential, and it works until `expires`.
+         */
+        get: operations["getProofPhoto"];
         put?: never;
         post?: never;
         delete?: never;
@@ -628,6 +668,16 @@ export interface components {
                 package_size: "small" | "medium" | "large";
                 package_description?: string;
             }[];
+        };
+        Handover: {
+            stop_index: number | null;
+            /** @enum {string} */
+            method: "none" | "otp" | "photo";
+            /** Format: date-time */
+            verified_at: string;
+            lat: number | null;
+            lng: number | null;
+            photo_url: string | null;
         };
         SimulateRequest: {
             /**
@@ -1208,6 +1258,101 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description Invalid request: `details` lists each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown delivery */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, with a request id in details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getDeliveryProof: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Delivery id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The hand-overs so far (empty before the first) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Handover"][];
                 };
             };
             /** @description Invalid request: `details` lists each field at fault */
@@ -2146,6 +2291,108 @@ export interface operations {
                 };
             };
             /** @description Unknown delivery */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, with a request id in details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getProofPhoto: {
+        parameters: {
+            query: {
+                /** @description When the link stops working, in seconds since 1970 */
+                expires: string;
+                signature: string;
+            };
+            header?: never;
+            path: {
+                delivery_id: string;
+                /** @description `final`, or `stop-` and the stop's index */
+                drop: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The photo, exactly as the rider uploaded it */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/jpeg": string;
+                    "image/png": string;
+                    "image/webp": string;
+                };
+            };
+            /** @description Invalid request: `details` lists each field at fault */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The link is not one the service signed, or it has expired (`details.expired`): read the proof again */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown photo */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -17,6 +17,8 @@ export type ServiceArea = Schemas['ServiceArea'];
 export type PaymentMethod = Schemas['PaymentMethod'];
 export type PaymentMethodRequest = Schemas['PaymentMethodRequest'];
 export type Deleted = Schemas['Deleted'];
+/** One hand-over of a delivery's proof of delivery. */
+export type Handover = Schemas['Handover'];
 export type WebhookUrl = Schemas['WebhookUrl'];
 export type WebhookSetting = Schemas['WebhookSetting'];
 export type WebhookDelivery = Schemas['WebhookDelivery'];

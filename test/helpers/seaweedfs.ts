@@ -1,0 +1,60 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { startSeaweedfs } from '../../scripts/lib/seaweedfs.mjs';
+
+export interface TestS3 {
+  endpoint: string;
+  bucket: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+  /** The settings that point the service's photo store at this server. */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A real S3-compatible server (SeaweedFS, built by `npm test`) of this test file's own, on free
+ * loopback ports under the run's folder, with one identity and an empty bucket: requests and
+ * presigned links are checked as a real store checks them.
+ */
+export async function startTestS3(): Promise<TestS3> {
+  const binary = process.env.TEST_SEAWEEDFS;
+  if (!binary) throw new Error('TEST_SEAWEEDFS is missing: run the photo-store tests through `npm test` (`npm test -- <file>`), which builds SeaweedFS');
+  const root = process.env.TEST_RUN_DIR ?? tmpdir();
+  const dataDir = mkdtempSync(path.join(root, 'seaweedfs-'));
+  const credentials = { accessKeyId: `test${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
+  const server = (await startSeaweedfs({ binary, dataDir, credentials })) as { endpoint: string; stop: () => Promise<void> };
+  const bucket = `photos-${randomUUID().slice(0, 8)}`;
+  const client = new S3Client({ region: 'us-east-1', endpoint: server.endpoint, forcePathStyle: true, credentials });
+  // The gateway listens before its filer is ready: the bucket is made once it answers.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      await client.send(new CreateBucketCommand({ Bucket: bucket }));
+      break;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+  client.destroy();
+  return {
+    endpoint: server.endpoint,
+    bucket,
+    ...credentials,
+    env: {
+      PHOTO_STORE: 's3',
+      S3_ENDPOINT: server.endpoint,
+      S3_BUCKET: bucket,
+      S3_ACCESS_KEY_ID: credentials.accessKeyId,
+      S3_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    },
+    async stop() {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
