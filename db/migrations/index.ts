@@ -17,6 +17,7 @@ import { Migration20261128120000_street_watch } from './Migration20261128120000_
 import { Migration20261128150000_unpaid_bookings } from './Migration20261128150000_unpaid_bookings';
 import { Migration20261128150100_withheld_texts } from './Migration20261128150100_withheld_texts';
 import { Migration20261128170000_number_pool_calls } from './Migration20261128170000_number_pool_calls';
+import { Migration20261129100000_retention } from './Migration20261129100000_retention';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
 export const migrationsList = [
@@ -39,4 +40,5 @@ export const migrationsList = [
   { name: 'Migration20261128150000_unpaid_bookings', class: Migration20261128150000_unpaid_bookings },
   { name: 'Migration20261128150100_withheld_texts', class: Migration20261128150100_withheld_texts },
   { name: 'Migration20261128170000_number_pool_calls', class: Migration20261128170000_number_pool_calls },
+  { name: 'Migration20261129100000_retention', class: Migration20261129100000_retention },
 ];

@@ -24,11 +24,24 @@ export class LocalFilePhotos implements PhotoStore {
   }
 
   async get(key: string): Promise<Buffer | null> {
-    if (!/^[A-Za-z0-9._-]+$/.test(key)) return null;
+    if (!isKey(key)) return null;
     try {
       return await readFile(path.join(this.dir, key));
     } catch {
       return null;
     }
   }
+
+  async remove(key: string): Promise<void> {
+    // A key that is no file name of ours names nothing here: never a path outside the folder.
+    if (!isKey(key)) return;
+    await unlink(path.join(this.dir, key)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+}
+
+/** A key as `put` makes them: one file name in the folder. */
+function isKey(key: string): boolean {
+  return /^[A-Za-z0-9._-]+$/.test(key) && key !== '.' && key !== '..';
 }
