@@ -94,3 +94,19 @@ export async function forgetEndedJobCodes(em: EntityManager): Promise<{ texts: n
   const codes = await db.query(`delete from delivery_otps c using deliveries d where d.id = c.delivery_id and d.status = any($1::text[])`, [FINISHED]);
   return { texts: texts.rowCount ?? 0, codes: codes.rowCount ?? 0 };
 }
+
+/**
+ * The deliveries a recipient with this phone was named in (at the drop-off or a stop), for an
+ * operator asked to remove that recipient's data: those finished and not yet redacted, and those
+ * still under way, which keep it until they end.
+ */
+export async function deliveriesOfRecipient(em: EntityManager, phone: string): Promise<{ finished: string[]; active: string[] }> {
+  const { rows } = await poolQuery(em).query<{ id: string; finished: boolean }>(
+    `select d.id, d.status = any($2::text[]) as finished from deliveries d
+     where d.redacted_at is null
+       and (d.recipient_phone = $1 or exists (select 1 from delivery_stops s where s.delivery_id = d.id and s.recipient_phone = $1))
+     order by d.created_at`,
+    [phone, FINISHED],
+  );
+  return { finished: rows.filter((row) => row.finished).map((row) => row.id), active: rows.filter((row) => !row.finished).map((row) => row.id) };
+}

@@ -10,6 +10,7 @@ import { backdateDelivery, handoverPhotosOf, maskedCallRecipientsOf, tracesOf } 
 import { putInOutbox } from '../helpers/db-texts';
 import { webhookBodiesOf, webhookEventsOf } from '../helpers/db-webhooks';
 import { api, eventually } from '../helpers/http';
+import { opsRefusal, ops } from '../helpers/operator-commands';
 import { ghanaMobile } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
 import { startTestStack, type TestStack } from '../helpers/stack';
@@ -152,5 +153,35 @@ describe('hand-over codes', () => {
     expect(await readDeliveryTexts(stack.orm.em.fork(), ended.id)).toEqual([]);
     expect(await readDeliveryTexts(stack.orm.em.fork(), active.id)).toHaveLength(1);
     await partner.client.post(`/partner/deliveries/${active.id}/cancel`);
+  });
+});
+
+describe('a recipient who asks for their data to be removed', () => {
+  it('is forgotten by an operator at once in every finished delivery naming their phone; a job under way keeps it', async () => {
+    const partner = await livePartner(stack);
+    const phone = ghanaMobile('24');
+    const atDropoff = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
+    const atStop = await book(stack.baseUrl, partner.liveKey, { additional_stops: [stopBody({ recipient_phone: phone })] });
+    for (const { id } of [atDropoff, atStop]) expect((await partner.client.post(`/partner/deliveries/${id}/cancel`)).status).toBe(200);
+    const underWay = await book(stack.baseUrl, partner.liveKey, { recipient_phone: phone });
+
+    const forgotten = await ops('recipient:forget', '--phone', `0${phone.slice(4)}`);
+    expect(forgotten).toEqual({ redacted: expect.arrayContaining([atDropoff.id, atStop.id]), still_active: [underWay.id] });
+    expect(forgotten.redacted).toHaveLength(2);
+    expect((await partner.client.get(`/partner/deliveries/${atDropoff.id}`)).body.recipient_phone).toBe(REDACTED_PHONE);
+    // The whole delivery is redacted, every recipient of it, as the daily round would.
+    expect((await partner.client.get(`/partner/deliveries/${atStop.id}`)).body).toMatchObject({
+      recipient_phone: REDACTED_PHONE,
+      additional_stops: [{ recipient_phone: REDACTED_PHONE }],
+    });
+
+    expect(await opsRefusal('recipient:forget', '--delivery', underWay.id)).toEqual({
+      code: 2,
+      output: { error: expect.stringMatching(/^The delivery is pending: its rider needs the recipients' names and numbers until it ends/) },
+    });
+    expect((await partner.client.get(`/partner/deliveries/${underWay.id}`)).body.recipient_phone).toBe(phone);
+    await partner.client.post(`/partner/deliveries/${underWay.id}/cancel`);
+    expect(await ops('recipient:forget', '--delivery', underWay.id)).toEqual({ delivery_id: underWay.id, redacted: true });
+    expect((await partner.client.get(`/partner/deliveries/${underWay.id}`)).body.recipient_phone).toBe(REDACTED_PHONE);
   });
 });
