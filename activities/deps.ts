@@ -5,6 +5,7 @@ import type { Settings } from '../config/settings';
 import type { DeliveryTimings } from '../domain/timings';
 import type { MobileMoneyGateway } from '../integrations/mobile-money/gateway';
 import type { SmsSender } from '../integrations/sms/sender';
+import type { PhotoStore } from '../integrations/storage/photo-store';
 import type { WebhookHttp } from './webhook-http';
 
 /** Everything the activities reach outside the worker through; tests swap any of it. */
@@ -15,6 +16,8 @@ export interface ActivityDeps {
   /** Where hand-over codes are texted for each mode: test-mode recipients are never texted for real. */
   sms: { live: SmsSender; test: SmsSender };
   webhookHttp: WebhookHttp;
+  /** Where the API keeps hand-over photos: the retention round removes those of old deliveries. */
+  photos: PhotoStore;
   /**
    * For the robo rider, which drives test deliveries through the same updates a rider app sends,
    * and the booking sweeper, which starts the workflow an orphaned booking lacks.

@@ -5,6 +5,7 @@ import { createDispatchActivities } from './dispatch';
 import { createHandoverCodeCheckActivities } from './handover-code-check';
 import { createPaymentActivities } from './payments';
 import { createReconciliationActivities } from './reconciliation';
+import { createRetentionActivities } from './retention';
 import { createRoboRiderActivities } from './robo-rider';
 import { createStreetWatchActivities } from './street-watch';
 import { createTransitionActivities } from './transitions';
@@ -25,6 +26,7 @@ export function createActivities(deps: ActivityDeps) {
     ...createWebhookActivities(deps),
     ...createRoboRiderActivities(deps),
     ...createStreetWatchActivities(deps),
+    ...createRetentionActivities(deps),
   };
 }
 

@@ -44,6 +44,10 @@ export const workerMetrics = {
     m.createCounter('riders_set_offline_total', undefined, 'Riders the street watch set offline: silent too long, or signed out').add(ridersSetOffline, {});
     m.createGauge('jobs_needing_attention', 'int', undefined, 'Active jobs whose rider has sent neither a position nor a step for RIDER_SILENT_MINUTES').set(needingAttention, {});
   },
+  /** Finished deliveries whose recipients the retention round redacted (RETENTION_DAYS). */
+  redacted(deliveries: number): void {
+    meter()?.createCounter('deliveries_redacted_total', undefined, 'Finished deliveries whose recipients were redacted after RETENTION_DAYS').add(deliveries, {});
+  },
   /** A booking found without a workflow that claimed it, and what the sweeper did about it. */
   orphanedBooking(outcome: string): void {
     count('booking_orphans_found_total', 'Bookings found unclaimed by any workflow, by what the sweeper did', { outcome });

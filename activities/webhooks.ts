@@ -29,6 +29,12 @@ export function createWebhookActivities({ orm, webhookHttp, logger, settings }: 
       const attempt = event.attempt;
       const log = { eventId, event: event.event, deliveryId: event.delivery_id, partnerId: event.partner_id, attempt };
 
+      if (event.body === null) {
+        // Redacted (RETENTION_DAYS) while a redelivery was on its way: there is nothing to send.
+        await webhookAttempts.markSkipped(orm.em, eventId);
+        logger.info('Webhook skipped: its body was removed with the recipients’ data', log);
+        return;
+      }
       if (!endpoint.url || !endpoint.secret || attempt === null) {
         await webhookAttempts.markSkipped(orm.em, eventId);
         logger.info('Webhook skipped: no URL configured', log);

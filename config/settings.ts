@@ -142,6 +142,11 @@ export interface Settings extends DeliveryTimings {
   riderOfflineMinutes: number;
   /** How often the street watch (a Temporal Schedule) looks for silent riders and jobs. */
   streetWatchIntervalSeconds: number;
+  /**
+   * Days a finished delivery keeps its recipients' names, phones and photos (RETENTION_DAYS); a
+   * daily Temporal Schedule then redacts them everywhere they are kept (docs/operations.md).
+   */
+  retentionDays: number;
   /** Per client IP on the public tracking view. */
   rateLimitPublicPerMinute: number;
   /** Per client IP on place search. */
@@ -583,6 +588,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     riderSilentMinutes: number(env, 'RIDER_SILENT_MINUTES', 10, { min: 0.01 }),
     riderOfflineMinutes: number(env, 'RIDER_OFFLINE_MINUTES', 15, { min: 0.01 }),
     streetWatchIntervalSeconds: number(env, 'STREET_WATCH_INTERVAL_SECONDS', 60, { min: 1 }),
+    retentionDays: number(env, 'RETENTION_DAYS', 90, { min: 1, integer: true }),
     rateLimitPublicPerMinute: number(env, 'RATE_LIMIT_PUBLIC_PER_MINUTE', 600, { min: 1, integer: true }),
     rateLimitPlacesPerMinute: number(env, 'RATE_LIMIT_PLACES_PER_MINUTE', 120, { min: 1, integer: true }),
     rateLimitStore: oneOf(env, 'RATE_LIMIT_STORE', ['memory', 'postgres'] as const, nodeEnv === 'production' ? 'postgres' : 'memory'),

@@ -27,8 +27,10 @@ export interface TransitionRecord {
 /**
  * The status change in one statement: the delivery's row (its version moves, so cached answers
  * are refreshed), the trail entry where it happened (the rider's last reported position when
- * the record has none), the rider freed when the job is finished, the job's offers withdrawn
- * when it leaves `pending`, and the webhook event's id when a retry already wrote it.
+ * the record has none), the rider freed when the job is finished, the job's hand-over codes
+ * forgotten then too (their texts in the outbox and their hashes: nothing checks a code after the
+ * job ends, and a code kept is a secret kept for nothing), the job's offers withdrawn when it
+ * leaves `pending`, and the webhook event's id when a retry already wrote it.
  *
  * Withdrawn offers are expired, not deleted: a rider offered a job that is gone is told "taken"
  * (409), not "never offered" (404). Expired, they drop out of the range of the rider's offers
@@ -54,6 +56,8 @@ const WRITE_CHANGE = {
         $4::timestamptz)
       on conflict (delivery_id, status) do nothing),
     freed as (update riders set active_delivery_id = null where $7::boolean and active_delivery_id = $1),
+    texts as (delete from sms_outbox where $7::boolean and delivery_id = $1),
+    codes as (delete from delivery_otps where $7::boolean and delivery_id = $1),
     withdrawn as (update rider_offers set expires_at = now() where $9::boolean and delivery_id = $1 and expires_at > now())
     select id from webhook_events where delivery_id = $1 and event = $8`,
 };

@@ -13,8 +13,8 @@ export interface EventToSend {
   event: string;
   delivery_id: string | null;
   partner_id: string;
-  /** The exact bytes fixed when the status changed. */
-  body: string;
+  /** The exact bytes fixed when the status changed; null once redacted (RETENTION_DAYS). */
+  body: string | null;
   /** This try's number, taken before it is sent; null when there is no URL to send to. */
   attempt: number | null;
   url: string | null;
@@ -36,7 +36,8 @@ export interface AttemptRow {
  * The event and the partner's current URL and secret in one round trip. The try's number is
  * taken in the same statement, before the try is sent, under the event's row lock: tries of one
  * event at the same time (a retry and a redelivery) and a try whose worker died before its
- * answer was recorded never share a number.
+ * answer was recorded never share a number. A callback with nowhere to go, or whose body was
+ * redacted, takes no number: it is not tried.
  */
 const CLAIM_ATTEMPT = {
   name: 'webhook-claim-attempt',
@@ -47,7 +48,7 @@ const CLAIM_ATTEMPT = {
       where e.id = $1
     ), claimed as (
       update webhook_events e set attempts = e.attempts + 1
-      from target t where e.id = t.id and t.url is not null and t.secret is not null
+      from target t where e.id = t.id and t.url is not null and t.secret is not null and e.body is not null
       returning e.attempts
     )
     select e.id, e.event, e.delivery_id, e.partner_id, e.body, t.url, t.secret, (select attempts from claimed) as attempt

@@ -3,7 +3,8 @@ import type { WebhookOwner } from './webhook-endpoints';
 
 /**
  * The callbacks we owe partners, each stored with the body it is sent with (transitions.ts writes
- * those of status changes), and their state: pending, delivered, failed or skipped.
+ * those of status changes) until its delivery's recipients are redacted (retention.ts), and their
+ * state: pending, delivered, failed or skipped.
  */
 
 export type WebhookEventState = 'pending' | 'delivered' | 'failed' | 'skipped';
@@ -15,12 +16,16 @@ export interface WebhookEventRow {
   delivery_id: string | null;
   state: WebhookEventState;
   created_at: Date;
+  /** Its body was removed with its delivery's recipients (RETENTION_DAYS): there is nothing left to send. */
+  body_removed: boolean;
 }
+
+const EVENT_COLUMNS = 'id, event, delivery_id, state, created_at, body is null as body_removed';
 
 /** A page of the partner's callbacks in one mode, newest first. */
 export function listFor(em: EntityManager, { partnerId, mode }: WebhookOwner, page: { limit: number; offset: number }): Promise<WebhookEventRow[]> {
   return em.execute<WebhookEventRow[]>(
-    `select id, event, delivery_id, state, created_at from webhook_events where partner_id = ? and mode = ?
+    `select ${EVENT_COLUMNS} from webhook_events where partner_id = ? and mode = ?
      order by created_at desc, id desc limit ? offset ?`,
     [partnerId, mode, page.limit, page.offset],
   );
@@ -29,7 +34,7 @@ export function listFor(em: EntityManager, { partnerId, mode }: WebhookOwner, pa
 /** One of the partner's callbacks in one mode; null when it is someone else's or none. */
 export async function findFor(em: EntityManager, { partnerId, mode }: WebhookOwner, id: string): Promise<WebhookEventRow | null> {
   const [event] = await em.execute<WebhookEventRow[]>(
-    'select id, event, delivery_id, state, created_at from webhook_events where id = ? and partner_id = ? and mode = ?',
+    `select ${EVENT_COLUMNS} from webhook_events where id = ? and partner_id = ? and mode = ?`,
     [id, partnerId, mode],
   );
   return event ?? null;

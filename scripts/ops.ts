@@ -4,6 +4,8 @@ import { createApiKey, createPartner, createRider, findPartner } from '../db/acc
 import { clearUnpaid } from '../db/unpaid-bookings';
 import { activeDeliveryId, replaceToken, revokeToken } from '../db/riders';
 import { jobsNeedingAttention, reassignJob } from './ops-jobs';
+import { forgetDeliveryRecipients, forgetRecipientPhone } from './ops-recipients';
+import { LocalFilePhotos } from '../integrations/storage/local-files';
 import { loadSettings, riderTokenDays, type Settings } from '../config/settings';
 import * as riderSignIns from '../db/rider-sign-ins';
 import { newSignInCode, signInLink, SIGN_IN_LINK_HOURS } from '../domain/rider-sign-in';
@@ -33,7 +35,8 @@ const USAGE = `Usage: npm run ops -- <command>
   job:reassign --delivery ID [--rider RIDER_ID]
   outbox --to PHONE
   calls --delivery ID
-  call:place --via NUMBER`;
+  call:place --via NUMBER
+  recipient:forget --phone PHONE | --delivery ID`;
 
 /** What `npm start` wrote about the running stack, if it runs. */
 async function runningStack(): Promise<{ databaseUrl?: string; apiUrl?: string; temporalAddress?: string }> {
@@ -137,9 +140,9 @@ function joinNegativeNumbers(args: string[]): string[] {
  * Ghanaians write it (`024 123 4567`, `233241234567`). Anything else is no phone number: an
  * empty list for it would read as "nothing was sent".
  */
-function ghanaPhone(raw: string): string {
+function ghanaPhone(raw: string, option = 'to'): string {
   const phone = normaliseGhanaPhone(raw);
-  if (!/^\+233\d{9}$/.test(phone)) fail('--to takes a Ghana phone number, like +233241234567 or 0241234567');
+  if (!/^\+233\d{9}$/.test(phone)) fail(`--${option} takes a Ghana phone number, like +233241234567 or 0241234567`);
   return phone;
 }
 
@@ -149,7 +152,7 @@ function riderOption(raw: string | undefined): string {
   return raw;
 }
 
-const COMMANDS = ['partner:create', 'key:create', 'partner:clear-unpaid', 'rider:create', 'rider:token', 'rider:revoke', 'jobs:attention', 'job:reassign', 'outbox', 'calls', 'call:place'];
+const COMMANDS = ['partner:create', 'key:create', 'partner:clear-unpaid', 'rider:create', 'rider:token', 'rider:revoke', 'jobs:attention', 'job:reassign', 'outbox', 'calls', 'call:place', 'recipient:forget'];
 
 async function main(): Promise<void> {
   const [command, ...given] = process.argv.slice(2);
@@ -268,6 +271,19 @@ async function main(): Promise<void> {
         // The local call bridge's stand-in for a phone dialling a masked number a rider was given.
         if (!values.via) fail(USAGE);
         result = await new LocalCallBridge(callSessionStore(() => em)).placeCall(normaliseGhanaPhone(values.via));
+        break;
+      }
+      case 'recipient:forget': {
+        // A recipient's request to have their data removed (docs/operations.md, "Data protection").
+        const { phone, delivery } = values;
+        if ((phone === undefined) === (delivery === undefined)) fail('recipient:forget takes either --phone PHONE or --delivery ID');
+        const deps = { orm, photos: new LocalFilePhotos((await settings()).uploadsDir) };
+        if (phone !== undefined) {
+          result = await forgetRecipientPhone(deps, ghanaPhone(phone, 'phone'));
+        } else if (delivery !== undefined) {
+          if (!isUuid(delivery)) fail('Unknown delivery');
+          result = await forgetDeliveryRecipients(deps, delivery.toLowerCase()).catch(refused);
+        }
         break;
       }
       case 'outbox': {

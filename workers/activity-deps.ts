@@ -11,6 +11,8 @@ import type { MobileMoneyGateway } from '../integrations/mobile-money/gateway';
 import type { SandboxNetwork } from '../integrations/mobile-money/sandbox';
 import { HttpSms } from '../integrations/sms/http-sms';
 import { OutboxSms } from '../integrations/sms/outbox';
+import type { PhotoStore } from '../integrations/storage/photo-store';
+import { selectPhotoStore } from '../integrations/storage/select';
 import { paymentSettledSignal } from '../workflows/messages';
 
 /** The real outside systems the activities use, from settings. Tests build theirs the same way. */
@@ -20,11 +22,14 @@ export function activityDeps(input: {
   temporal: Client;
   logger: Logger;
   gateways: { live: MobileMoneyGateway; test: MobileMoneyGateway };
+  /** The API's photo store; by default the one PHOTO_STORE names, as the API's. */
+  photos?: PhotoStore;
 }): ActivityDeps {
   const { settings, orm } = input;
   const outbox = new OutboxSms(outboxStore(() => orm.em.fork()));
   return {
     ...input,
+    photos: input.photos ?? selectPhotoStore(settings),
     sms: {
       live:
         settings.smsProvider === 'http'

@@ -1,6 +1,9 @@
 import { ScheduleAlreadyRunning, ScheduleNotFoundError, ScheduleOverlapPolicy, type Client, type ScheduleOptions } from '@temporalio/client';
 import type { Settings } from '../config/settings';
-import { bookingSweepWorkflow, debitReconciliationWorkflow, streetWatchWorkflow } from '../workflows';
+import { bookingSweepWorkflow, debitReconciliationWorkflow, retentionWorkflow, streetWatchWorkflow } from '../workflows';
+
+/** Deliveries the retention round redacts in one activity: a transaction of a few hundred rows a table. */
+const RETENTION_BATCH = 200;
 
 /**
  * The project's Temporal Schedules: short workflows the server starts on the worker's task queue at
@@ -9,7 +12,12 @@ import { bookingSweepWorkflow, debitReconciliationWorkflow, streetWatchWorkflow 
 export function projectSchedules(
   settings: Pick<
     Settings,
-    'temporalTaskQueue' | 'bookingSweepIntervalSeconds' | 'reconcileIntervalSeconds' | 'reconcilePendingAfterSeconds' | 'streetWatchIntervalSeconds'
+    | 'temporalTaskQueue'
+    | 'bookingSweepIntervalSeconds'
+    | 'reconcileIntervalSeconds'
+    | 'reconcilePendingAfterSeconds'
+    | 'streetWatchIntervalSeconds'
+    | 'retentionDays'
   >,
 ): ScheduleOptions[] {
   const taskQueue = settings.temporalTaskQueue;
@@ -40,6 +48,21 @@ export function projectSchedules(
       action: { type: 'startWorkflow', workflowType: streetWatchWorkflow, taskQueue, args: [], workflowId: `street-watch-${taskQueue}` },
       // Silent riders and jobs are still silent at the next round.
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+    },
+    {
+      scheduleId: `retention-${taskQueue}`,
+      // Daily, at 02:30 UTC (Ghana's time), when the service is at its quietest.
+      spec: { calendars: [{ hour: 2, minute: 30, comment: 'daily at 02:30 UTC' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: retentionWorkflow,
+        taskQueue,
+        args: [{ retentionDays: settings.retentionDays, batch: RETENTION_BATCH }],
+        workflowId: `retention-${taskQueue}`,
+      },
+      // A round missed while Temporal was down runs when it is back, not a day late; one still
+      // running (a backlog) is not doubled.
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
     },
   ];
 }

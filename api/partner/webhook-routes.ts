@@ -6,7 +6,7 @@ import { ApiError, requireUuid } from '../api-error';
 import { partnerOf } from '../middleware/partner-auth';
 import { redeliveryLimit } from '../middleware/rate-limit';
 import { loadWebhookDeliveries } from './webhook-log-view';
-import { setWebhookUrl, startWebhookSend } from './webhook-settings';
+import { BODY_REMOVED, setWebhookUrl, startWebhookSend } from './webhook-settings';
 
 /** Callback URL settings, the callback log and redelivery. */
 export function createWebhookRouter(deps: AppDeps): Router {
@@ -40,6 +40,7 @@ export function createWebhookRouter(deps: AppDeps): Router {
     const em = orm.em.fork();
     const event = await webhookEvents.findFor(em, { partnerId, mode }, id);
     if (!event) throw ApiError.notFound('Unknown callback');
+    if (event.body_removed) throw ApiError.badRequest(BODY_REMOVED, { id: 'its body was removed under the data retention period' });
     await startWebhookSend({ orm, temporal, settings }, id, event.state, mode);
     const [view] = await loadWebhookDeliveries(em, [{ ...event, state: 'pending' }]);
     res.status(202).json(view);

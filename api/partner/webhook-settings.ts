@@ -33,6 +33,12 @@ export async function setWebhookUrl(
 }
 
 /**
+ * Why a callback cannot be sent again once its body was removed with its delivery's recipients
+ * (RETENTION_DAYS after the delivery ended); the partner API and the dashboard both say it.
+ */
+export const BODY_REMOVED = 'This callback cannot be sent again: its body was removed with the recipients’ data, RETENTION_DAYS after the delivery ended';
+
+/**
  * Sends a stored callback again: the same bytes, signed with the current secret, with the usual
  * retries, on the queue of the event's mode (test-mode sends take no live worker slot).
  */

@@ -2,7 +2,7 @@ import { defineEntity, type InferEntity } from '@mikro-orm/core';
 
 export type WebhookEventState = 'pending' | 'delivered' | 'failed' | 'skipped';
 
-/** A callback to send. `body` holds the exact bytes fixed when the status changed. */
+/** A callback to send. `body` holds the exact bytes fixed when the status changed, until redacted. */
 export const WebhookEventSchema = defineEntity({
   name: 'WebhookEvent',
   tableName: 'webhook_events',
@@ -13,7 +13,8 @@ export const WebhookEventSchema = defineEntity({
     /** Null for a dashboard test event. */
     deliveryId: p.uuid().nullable(),
     event: p.text(),
-    body: p.text(),
+    /** Null once the delivery's recipients were redacted (RETENTION_DAYS): the log entry stays, the body goes. */
+    body: p.text().nullable(),
     state: p.text().$type<WebhookEventState>().default('pending'),
     attempts: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),

@@ -82,6 +82,21 @@ export function callSessionsOf(orm: Orm, deliveryId: string): Promise<{ closed: 
   return rows(orm, 'select closed_at is not null as closed from proxy_call_sessions where delivery_id = ? order by created_at', [deliveryId]);
 }
 
+/** The recipients' numbers the masked-call sessions of a delivery bridge to (local bridge, number pool). */
+export async function maskedCallRecipientsOf(orm: Orm, deliveryId: string): Promise<string[]> {
+  const found = await rows<{ recipient_phone: string }>(orm, 'select recipient_phone from call_sessions where delivery_id = ? order by stop_index', [deliveryId]);
+  return found.map((row) => row.recipient_phone);
+}
+
+/**
+ * Puts a delivery's whole story `days` back (its booking and every status change so far): a
+ * finished one as if it had ended that long ago, since the retention round measures from the end.
+ */
+export async function backdateDelivery(orm: Orm, deliveryId: string, days: number): Promise<void> {
+  await write(orm, 'update delivery_events set created_at = created_at - make_interval(days => ?) where delivery_id = ?', [days, deliveryId]);
+  await write(orm, 'update deliveries set created_at = created_at - make_interval(days => ?) where id = ?', [days, deliveryId]);
+}
+
 /** The tables that keep rows for a delivery beside its own: a booking that never started leaves none. */
 const TRACES = ['debits', 'delivery_otps', 'sms_outbox', 'rider_offers', 'delivery_events', 'webhook_events'] as const;
 

@@ -17,6 +17,12 @@ export function webhookEventsOf(orm: Orm, deliveryIds: string | readonly string[
   return rows(orm, `select ${EVENT_COLUMNS} from webhook_events where delivery_id in (?) order by created_at, id`, [list(deliveryIds)]);
 }
 
+/** The stored bodies of a delivery's callbacks, oldest first: null where redacted. */
+export async function webhookBodiesOf(orm: Orm, deliveryId: string): Promise<(string | null)[]> {
+  const found = await rows<{ body: string | null }>(orm, 'select body from webhook_events where delivery_id = ? order by created_at, id', [deliveryId]);
+  return found.map((row) => row.body);
+}
+
 /** The test callbacks (`webhook.test`) a partner sent from the dashboard. */
 export function testWebhooksOf(orm: Orm, partnerId: string): Promise<WebhookEventRow[]> {
   return rows(orm, `select ${EVENT_COLUMNS} from webhook_events where partner_id = ? and event = 'webhook.test' order by created_at, id`, [partnerId]);

@@ -149,7 +149,8 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
         liveQueue: settings.temporalTaskQueue,
         queues: queues.filter((mode) => !running.has(mode)),
         workflowBundlePath: process.env.WORKFLOW_BUNDLE,
-        deps: { ...activityDeps({ settings, orm, temporal, logger, gateways }), ...options.activityOverrides },
+        // The API's photo store, so the worker removes the photos the API kept.
+        deps: { ...activityDeps({ settings, orm, temporal, logger, gateways, photos: deps.photos }), ...options.activityOverrides },
         // A suite's teardown must end within jest's hook timeout even when a shutdown stalls.
         tuning: {
           live: { ...tuning.live, shutdownForceTime: `${WORKER_STOP_LIMIT_MS}ms` },

@@ -238,7 +238,9 @@ describe('dashboard deliveries', () => {
     const key = await createKey(client);
     await registerAccount(stack.baseUrl, key);
     const stop = { dropoff_address: 'Osu Castle, Accra', dropoff_lat: 5.5466, dropoff_lng: -0.1846, recipient_name: 'Kojo Antwi', recipient_phone: '+233209876543', package_size: 'small' };
-    const booked = await book(stack.baseUrl, key, { verification_method: 'otp', additional_stops: [stop] });
+    // Booked for later, so the job stays active (a job's codes go when it ends) while the page is read.
+    const later = new Date(Date.now() + 3_600_000).toISOString();
+    const booked = await book(stack.baseUrl, key, { verification_method: 'otp', additional_stops: [stop], scheduled_at: later });
     const page = await eventually(async () => {
       const res = await client.get(`/dashboard/deliveries/${booked.id}`);
       return (res.text.match(/this code only when you have it: \d{6}/g) ?? []).length === 2 ? res : undefined;
@@ -253,6 +255,7 @@ describe('dashboard deliveries', () => {
     // A delivery without codes shows no texts at all.
     const plain = await book(stack.baseUrl, key);
     expect((await client.get(`/dashboard/deliveries/${plain.id}`)).text).not.toContain('Texts to recipients');
+    await api(stack.baseUrl, key).post(`/partner/deliveries/${booked.id}/cancel`);
   });
 
   it('shows only the data of the chosen mode', async () => {

@@ -67,6 +67,7 @@ describe('settings', () => {
     expect(s.paymentGateway).toBe('sandbox');
     expect(s.unpaidBookingsLimit).toBe(3);
     expect(s.smsPerPartnerPerHour).toBe(600);
+    expect(s.retentionDays).toBe(90);
   });
 
   it('takes the site address from PORT when SITE_URL is not given', () => {
@@ -93,6 +94,10 @@ describe('settings', () => {
     ['UNPAID_BOOKINGS_LIMIT', '0'],
     ['UNPAID_BOOKINGS_LIMIT', '2.5'],
     ['SMS_PER_PARTNER_PER_HOUR', 'many'],
+    // Recipients are kept whole days after a delivery ends, at least one.
+    ['RETENTION_DAYS', '0'],
+    ['RETENTION_DAYS', '0.5'],
+    ['RETENTION_DAYS', 'forever'],
   ])('stops with a message naming %s when it is wrong', (name, value) => {
     expect(() => loadSettings({ ...base, [name]: value })).toThrow(SettingsError);
     expect(() => loadSettings({ ...base, [name]: value })).toThrow(new RegExp(`^${name}:`));

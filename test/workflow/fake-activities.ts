@@ -43,6 +43,13 @@ export class FakeWorld {
   debitCheckFails = false;
   /** The records the reconciliation corrected: the state before and after. */
   corrections: { from: string; to: string }[] = [];
+  /** When each finished delivery ended (ms since the epoch), by id, for the retention round to redact. */
+  readonly finishedAt = new Map<string, number>();
+  /** The deliveries the retention round redacted, and each cutoff it was asked for. */
+  readonly redacted: string[] = [];
+  readonly cutoffsAsked: string[] = [];
+  /** Hand-over codes of ended jobs still kept, for the retention round to remove. */
+  endedJobCodes = 0;
   /** How long a rider's accept and other status changes take to write, so races can be arranged. */
   acceptWriteMs = 0;
   transitionWriteMs = 0;
@@ -93,6 +100,22 @@ export function createFakeActivities(world: FakeWorld): Activities {
     },
     async watchTheStreet() {
       return { ridersSetOffline: 0, flagged: 0, cleared: 0, needingAttention: 0 };
+    },
+    async redactFinishedDeliveries({ cutoff, limit }) {
+      world.cutoffsAsked.push(cutoff);
+      // As Postgres answers it: the oldest not yet redacted that ended before the cutoff.
+      const found = [...world.finishedAt]
+        .filter(([id, at]) => at < Date.parse(cutoff) && !world.redacted.includes(id))
+        .sort(([, a], [, b]) => a - b)
+        .slice(0, limit)
+        .map(([id]) => id);
+      world.redacted.push(...found);
+      return { found: found.length, redacted: found.length };
+    },
+    async forgetShortLivedCopies() {
+      const codeTexts = world.endedJobCodes;
+      world.endedJobCodes = 0;
+      return { codeTexts, codeHashes: codeTexts };
     },
     async recordStopHandover({ index }) {
       // As Postgres keeps it: a stop is handed over once, however often its write is tried.

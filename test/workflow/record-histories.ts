@@ -4,7 +4,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { readOutbox } from '../../db/sms-outbox';
 import { deliveryWorkflowId } from '../../domain/reference';
-import { bookingSweepWorkflow, debitReconciliationWorkflow, streetWatchWorkflow } from '../../workflows';
+import { bookingSweepWorkflow, debitReconciliationWorkflow, retentionWorkflow, streetWatchWorkflow } from '../../workflows';
 import { attentionSignal, reassignUpdate } from '../../workflows/messages';
 import { requestRecheck } from '../../db/debits';
 import { book, bookingBody, commitBookingRow, registerAccount, SANDBOX, stopBody } from '../helpers/bookings';
@@ -12,7 +12,7 @@ import { api, eventually } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { riderApp } from '../helpers/riders';
 import type { TestStack } from '../helpers/stack';
-import { deliveryAgeSeconds } from '../helpers/db-deliveries';
+import { backdateDelivery, deliveryAgeSeconds } from '../helpers/db-deliveries';
 import { webhookEventsOf } from '../helpers/db-webhooks';
 import { historyToJson } from './history-json';
 
@@ -39,6 +39,7 @@ export const SCENARIOS = [
   'delivery-live-reassigned',
   'delivery-sandbox-manual-stop-otp',
   'delivery-sandbox-manual-expired',
+  'retention',
 ] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -192,6 +193,24 @@ export async function recordHistories(stack: TestStack, dir: string, only: reado
       workflows['street-watch'] = workflowId;
     };
 
+    // A round of the retention, as its Schedule starts it, with a delivery to redact: one whose
+    // story is put back past RETENTION_DAYS.
+    const retention = async () => {
+      const partner = await makePartner(stack.orm);
+      await registerAccount(stack.baseUrl, partner.testKey);
+      const created = await book(stack.baseUrl, partner.testKey);
+      await api(stack.baseUrl, partner.testKey).post(`/partner/deliveries/${created.id}/cancel`);
+      await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result();
+      await backdateDelivery(stack.orm, created.id, 91);
+      const workflowId = `retention-recording-${created.id}`;
+      await stack.temporal.workflow.execute(retentionWorkflow, {
+        workflowId,
+        taskQueue: stack.settings.temporalTaskQueue,
+        args: [{ retentionDays: 90, batch: 100 }],
+      });
+      workflows.retention = workflowId;
+    };
+
     // A rider goes silent after the pickup: the watch flags the job, an operator offers it again,
     // and another rider takes it over and delivers it.
     const reassigned = async () => {
@@ -245,6 +264,7 @@ export async function recordHistories(stack: TestStack, dir: string, only: reado
       'delivery-live-reassigned': reassigned,
       'delivery-sandbox-manual-stop-otp': sandboxManual,
       'delivery-sandbox-manual-expired': sandboxManual,
+      retention,
     };
     await Promise.all([...new Set(only.map((scenario) => recorders[scenario]))].map((record) => record()));
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { WorkflowUpdateFailedError, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { Duration } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
@@ -97,6 +97,11 @@ export class WorkflowTestEnv {
   }
 
   private taskQueue = '';
+
+  /** The client and the task queue of the story under way, to run another workflow there (a Schedule's round). */
+  storyQueue(): { client: Client; taskQueue: string } {
+    return { client: this.env.client, taskQueue: this.taskQueue };
+  }
 
   /**
    * Starts a delivery on the worker of the story under way. A running local activity holds the

@@ -7,7 +7,7 @@ import type { AppDeps } from '../../app-deps';
 import { ApiError, requireUuid } from '../../api-error';
 import { LIMITS } from '../../../domain/limits';
 import { loadWebhookDeliveries } from '../../partner/webhook-log-view';
-import { sendTestEvent, setWebhookUrl, startWebhookSend } from '../../partner/webhook-settings';
+import { BODY_REMOVED, sendTestEvent, setWebhookUrl, startWebhookSend } from '../../partner/webhook-settings';
 import { PAGE_SIZE, webhookPage } from '../../../web/dashboard/webhook-page';
 import { redeliveryLimit, webhookTestLimit } from '../../middleware/rate-limit';
 import { dashboardLimit } from '../form-rate-limit';
@@ -88,8 +88,10 @@ export function createWebhookRoutes(deps: AppDeps): Router {
     const id = requireUuid(req.params.id, 'Unknown callback');
     const event = await webhookEvents.findFor(orm.em.fork(), { partnerId: ctx.viewer!.partnerId, mode: ctx.mode }, id);
     if (!event) throw ApiError.notFound('Unknown callback');
+    const back = safeDashboardPath(req.body?.back, '/dashboard/webhook');
+    if (event.body_removed) return redirectWith(req, res, back, 'error', `${BODY_REMOVED}.`);
     await startWebhookSend(deps, id, event.state, ctx.mode);
-    await redirectWith(req, res, safeDashboardPath(req.body?.back, '/dashboard/webhook'), 'ok', 'Sending the callback again. Refresh in a few seconds to see the new attempt.');
+    await redirectWith(req, res, back, 'ok', 'Sending the callback again. Refresh in a few seconds to see the new attempt.');
   });
 
   return router;
