@@ -4,6 +4,7 @@ import type { Logger } from '../config/logger';
 import type { Settings } from '../config/settings';
 import type { DeliveryTimings } from '../domain/timings';
 import type { MobileMoneyGateway } from '../integrations/mobile-money/gateway';
+import type { EtaProvider } from '../integrations/routing/provider';
 import type { SmsSender } from '../integrations/sms/sender';
 import type { WebhookHttp } from './webhook-http';
 
@@ -15,6 +16,8 @@ export interface ActivityDeps {
   /** Where hand-over codes are texted for each mode: test-mode recipients are never texted for real. */
   sms: { live: SmsSender; test: SmsSender };
   webhookHttp: WebhookHttp;
+  /** The traffic-aware ETA a status change stores with itself, so its callback carries it. */
+  eta: EtaProvider;
   /**
    * For the robo rider, which drives test deliveries through the same updates a rider app sends,
    * and the booking sweeper, which starts the workflow an orphaned booking lacks.
