@@ -147,6 +147,11 @@ export function buildOpenApiDocument(): Json {
         ...partner,
         tags: ['Partner'],
         summary: 'Fetch a delivery with its full event trail',
+        description:
+          'While a rider is on the job (`accepted`, `picked_up`, `in_transit`), `rider` carries where they last reported ' +
+          '(`lat`, `lng`, `located_at`) and `pickup_eta`, `dropoff_eta` and each stop\'s `eta` say when they are expected, from ' +
+          'the traffic-aware estimate of the public tracking view: computed at each status change and refreshed on a read at most ' +
+          'every 20 seconds. Otherwise they are null. The list and the callbacks carry the figure last computed.',
         operationId: 'getDelivery',
         parameters: [idParam('Delivery id')],
         responses: { '200': jsonResponse('The delivery', delivery), '404': errorResponse('Unknown delivery'), ...keyedErrors },

@@ -146,6 +146,12 @@ export const DeliveryStop = Type.Object({
   package_description: Nullable(Type.String()),
   status: literalUnion(['pending', 'delivered'] as const),
   delivered_at: Nullable(Timestamp),
+  eta: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the rider is expected at this stop, traffic-aware; null unless a rider is on the trip and the stop is still to do',
+    }),
+  ),
 });
 
 export const DeliveryRider = Type.Object({
@@ -153,6 +159,11 @@ export const DeliveryRider = Type.Object({
   name: Type.String(),
   vehicle: Nullable(Type.String()),
   rating: Nullable(Type.Number()),
+  lat: Nullable(
+    Type.Number({ description: "The rider's last reported position while on this job (accepted, picked_up, in_transit); null otherwise" }),
+  ),
+  lng: Nullable(Type.Number({ description: "The rider's last reported position while on this job; null otherwise" })),
+  located_at: Nullable(Type.String({ format: 'date-time', description: 'When the rider reported that position; null with it' })),
 });
 
 export const Delivery = Type.Object(
@@ -172,6 +183,18 @@ export const Delivery = Type.Object(
     recipient_phone: Type.String(),
     rider_id: Nullable(Uuid),
     rider: Nullable(DeliveryRider),
+    pickup_eta: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: "When the rider is expected at the pickup, traffic-aware (the tracking view's estimate); null except while accepted",
+      }),
+    ),
+    dropoff_eta: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When the rider is expected at the final drop-off, traffic-aware; null except while accepted, picked_up or in_transit',
+      }),
+    ),
     base_fare: Cedis,
     distance_km: Type.Number(),
     distance_fee: Cedis,

@@ -65,7 +65,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch a delivery with its full event trail */
+        /**
+         * Fetch a delivery with its full event trail
+         * @description While a rider is on the job (`accepted`, `picked_up`, `in_transit`), `rider` carries where they last reported (`lat`, `lng`, `located_at`) and `pickup_eta`, `dropoff_eta` and each stop's `eta` say when they are expected, from the traffic-aware estimate of the public tracking view: computed at each status change and refreshed on a read at most every 20 seconds. Otherwise they are null. The list and the callbacks carry the figure last computed.
+         */
         get: operations["getDelivery"];
         put?: never;
         post?: never;
@@ -485,7 +488,12 @@ export interface components {
                 name: string;
                 vehicle: string | null;
                 rating: number | null;
+                lat: number | null;
+                lng: number | null;
+                located_at: string | null;
             } | null;
+            pickup_eta: string | null;
+            dropoff_eta: string | null;
             /** @description Ghana cedis, 2 decimals */
             base_fare: number;
             distance_km: number;
@@ -516,6 +524,7 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "delivered";
                 delivered_at: string | null;
+                eta: string | null;
             }[];
             tracking_url: string;
             /** Format: date-time */
