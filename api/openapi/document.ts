@@ -89,6 +89,10 @@ export function buildOpenApiDocument(): Json {
         ...partner,
         tags: ['Partner'],
         summary: 'Price a route',
+        description:
+          'Prices the route (pickup, any additional stops, drop-off) as booking does, and keeps the quote: a booking that names its ' +
+          '`quote_id` before `expires_at` (15 minutes, unless the service sets `QUOTE_TTL_SECONDS`) pays this fare, on exactly this route. ' +
+          'Booking without a quote prices the route itself.',
         operationId: 'createQuote',
         requestBody: jsonBody(ref('QuoteRequest', S.QuoteRequest)),
         responses: { '200': jsonResponse('The quote', ref('Quote', S.Quote)), ...keyedErrors, '400': errorResponse(`Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}`) },
@@ -125,7 +129,10 @@ export function buildOpenApiDocument(): Json {
           '409': errorResponse('Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After)'),
           ...keyedErrors,
           '400': errorResponse(
-            `Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}, no Mobile Money account registered yet, or a \`payment_method_id\` that is unknown or removed`,
+            `Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}, no Mobile Money account registered yet, a \`payment_method_id\` that is unknown or removed, ` +
+              'or a `quote_id` that is unknown (another account\'s or mode\'s included: `{"quote_id": …}`), has expired (`{"quote_id": "has expired"}`) ' +
+              'or was for another route (`details` names each coordinate that differs: `{"dropoff_lat": "differs from the quoted route"}`, ' +
+              '`{"additional_stops[0].dropoff_lng": …}`, or `{"additional_stops": …}` for another number of stops)',
           ),
         },
       },

@@ -73,6 +73,12 @@ export const Quote = Type.Object(
     service_fee: Cedis,
     total_fare: Cedis,
     distance_estimated: Type.Boolean({ description: 'True when the distance is an offline estimate, not a road route' }),
+    quote_id: Type.String({
+      format: 'uuid',
+      pattern: UUID_PATTERN,
+      description: 'Name it in a booking (`quote_id`) of this route before `expires_at` to pay this fare',
+    }),
+    expires_at: Type.String({ format: 'date-time', description: 'Until when a booking naming `quote_id` pays this fare (15 minutes, unless the service sets another)' }),
   },
   { $id: 'Quote' },
 );
@@ -127,6 +133,14 @@ export const BookingRequest = Type.Object(
     verification_method: Type.Optional(VerificationMethod),
     scheduled_at: Type.Optional(Timestamp),
     additional_stops: Type.Optional(Type.Array(StopRequest, { maxItems: LIMITS.stops })),
+    quote_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        pattern: UUID_PATTERN,
+        description:
+          "A quote of this partner and mode (POST /partner/quotes): the booking pays its fare, or is refused (400, `details.quote_id`) once it has expired, or when the route's pickup, stops or drop-off differ from the quoted ones (`details` names each field). Without it, the route is priced now.",
+      }),
+    ),
   },
   { $id: 'BookingRequest' },
 );

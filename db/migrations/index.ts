@@ -18,6 +18,7 @@ import { Migration20261128150000_unpaid_bookings } from './Migration202611281500
 import { Migration20261128150100_withheld_texts } from './Migration20261128150100_withheld_texts';
 import { Migration20261128170000_number_pool_calls } from './Migration20261128170000_number_pool_calls';
 import { Migration20261129000000_idempotency_first_finished } from './Migration20261129000000_idempotency_first_finished';
+import { Migration20261129120000_quotes } from './Migration20261129120000_quotes';
 import { Migration20261129130000_eta_times } from './Migration20261129130000_eta_times';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
@@ -42,5 +43,6 @@ export const migrationsList = [
   { name: 'Migration20261128150100_withheld_texts', class: Migration20261128150100_withheld_texts },
   { name: 'Migration20261128170000_number_pool_calls', class: Migration20261128170000_number_pool_calls },
   { name: 'Migration20261129000000_idempotency_first_finished', class: Migration20261129000000_idempotency_first_finished },
+  { name: 'Migration20261129120000_quotes', class: Migration20261129120000_quotes },
   { name: 'Migration20261129130000_eta_times', class: Migration20261129130000_eta_times },
 ];
