@@ -4,6 +4,7 @@ import type { Logger } from '../config/logger';
 import type { Settings } from '../config/settings';
 import type { DeliveryTimings } from '../domain/timings';
 import type { MobileMoneyGateway } from '../integrations/mobile-money/gateway';
+import type { EtaProvider } from '../integrations/routing/provider';
 import type { SmsSender } from '../integrations/sms/sender';
 import type { PhotoStore } from '../integrations/storage/photo-store';
 import type { WebhookHttp } from './webhook-http';
@@ -18,6 +19,8 @@ export interface ActivityDeps {
   webhookHttp: WebhookHttp;
   /** Where the API keeps hand-over photos: the retention round removes those of old deliveries. */
   photos: PhotoStore;
+  /** The traffic-aware ETA a status change stores with itself, so its callback carries it. */
+  eta: EtaProvider;
   /**
    * For the robo rider, which drives test deliveries through the same updates a rider app sends,
    * and the booking sweeper, which starts the workflow an orphaned booking lacks.

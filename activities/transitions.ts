@@ -1,14 +1,20 @@
 import * as reassignment from '../db/reassignment';
 import * as transitions from '../db/transitions';
 import type { TransitionRecord } from '../db/transitions';
+import { etaAtChange } from './change-eta';
 import type { ActivityDeps } from './deps';
 import { workerMetrics } from './metrics';
 
-export function createTransitionActivities({ orm, settings }: ActivityDeps) {
+export function createTransitionActivities(deps: ActivityDeps) {
+  const { orm, settings } = deps;
   return {
-    /** A status change, recorded in one transaction with its webhook body (see db/transitions.ts). */
+    /**
+     * A status change, recorded in one transaction with its webhook body (see db/transitions.ts)
+     * and the ETA worked out for it, which the body carries.
+     */
     async recordTransition(record: TransitionRecord): Promise<{ eventId: string | null }> {
-      const recorded = await transitions.record(orm.em, record, settings.siteUrl);
+      const eta = await etaAtChange(deps, record);
+      const recorded = await transitions.record(orm.em, record, settings.siteUrl, eta);
       workerMetrics.transition(record.status);
       return recorded;
     },
@@ -19,7 +25,8 @@ export function createTransitionActivities({ orm, settings }: ActivityDeps) {
      * so the path from the rider's tap to the partner's callback has one round trip fewer.
      */
     async acceptJob(accept: Omit<TransitionRecord, 'status'> & { riderId: string }): Promise<{ claimed: boolean; eventId: string | null }> {
-      const accepted = await transitions.recordAccept(orm.em, accept, settings.siteUrl);
+      const eta = await etaAtChange(deps, { ...accept, status: 'accepted' });
+      const accepted = await transitions.recordAccept(orm.em, accept, settings.siteUrl, eta);
       if (accepted.claimed) workerMetrics.transition('accepted');
       return accepted;
     },

@@ -56,6 +56,8 @@ export interface Settings extends DeliveryTimings {
   serviceArea: ServiceArea;
   /** The longest route by road a quote or a booking may have (MAX_ROUTE_KM). */
   maxRouteKm: number;
+  /** How long a quote's fare holds for a booking that names it (QUOTE_TTL_SECONDS). */
+  quoteTtlSeconds: number;
   etaProvider: 'estimate' | 'osrm' | 'mapbox';
   mapboxToken?: string;
   mapboxUrl: string;
@@ -550,6 +552,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     osrmUrl: url(env, 'OSRM_URL', 'https://router.project-osrm.org'),
     ...serviceArea(env),
     maxRouteKm: number(env, 'MAX_ROUTE_KM', 80, { min: 1 }),
+    quoteTtlSeconds: number(env, 'QUOTE_TTL_SECONDS', 900, { min: 1 }),
     etaProvider,
     mapboxToken,
     mapboxUrl: url(env, 'MAPBOX_URL', 'https://api.mapbox.com'),

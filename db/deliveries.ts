@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KeyMode } from '../domain/api-key';
 import type { DeliveryParts } from '../domain/delivery-view';
-import type { DeliveryStatus } from '../domain/lifecycle';
+import { ACTIVE_FOR_RIDER, type DeliveryStatus } from '../domain/lifecycle';
 import { DeliverySchema, type Delivery, type DeliveryEvent, type DeliveryStop, type Rider } from './entities';
 import { poolQuery, type PoolQuery } from './pool-query';
 
@@ -11,15 +11,23 @@ import { poolQuery, type PoolQuery } from './pool-query';
  * A version of a delivery's answers: one string that changes whenever they may. It is the version
  * of the delivery's row (Postgres' `xmin` changes with every update of a row; every write that
  * shows in an answer updates it: transitions, payment, stops, ETA) and the rider's fields the
- * answer shows. Not the rider row's own version: that changes with every position ping, which
- * only the tracking view shows. `d` is the delivery.
+ * answer shows. Not the rider row's own version: that changes with every change of the rider,
+ * the jobs they take after this one included. `d` is the delivery.
  */
 export function deliveryVersionSql(riderColumns: string): string {
   return `d.xmin::text || '/' || coalesce((select concat_ws('/', ${riderColumns}) from riders r where r.id = d.rider_id), '-')`;
 }
 
-/** The keyed record's version (and a webhook body's): the row and the rider's name, vehicle and rating. */
-export const DELIVERY_VERSION_SQL = deliveryVersionSql('r.name, r.vehicle, r.rating');
+const LIVE_STATUSES_SQL = ACTIVE_FOR_RIDER.map((status) => `'${status}'`).join(', ');
+
+/**
+ * The keyed record's version: the row, the rider's name, vehicle and rating, and, while the rider
+ * is on the job, their position (the record shows it then only, so a finished job's version does
+ * not move with its former rider's pings).
+ */
+export const DELIVERY_VERSION_SQL = deliveryVersionSql(
+  `r.name, r.vehicle, r.rating, case when d.status in (${LIVE_STATUSES_SQL}) then concat_ws(',', r.lat, r.lng, r.located_at) end`,
+);
 
 /**
  * The version of one delivery and who owns it; null when there is no such delivery. Asked before

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { deliveryView, isoOffset } from '../domain/delivery-view';
+import type { EtaFigures } from '../domain/eta';
+import { saveWithChange } from './delivery-eta';
 import { canTransition, eventNameFor, isTerminal, type DeliveryStatus } from '../domain/lifecycle';
 import { readVersioned } from './deliveries';
 import { isUniqueViolation } from './errors';
@@ -69,16 +71,17 @@ const INSERT_EVENT = {
 
 /**
  * Writes a status change and freezes its webhook body, inside the caller's transaction, so the
- * body carries the Delivery exactly as it was at the change. Safe to retry: the event and
- * callback are unique per (delivery, status).
+ * body carries the Delivery exactly as it was at the change, with the ETA computed for it when
+ * there is one. Safe to retry: the event and callback are unique per (delivery, status).
  */
-async function writeTransition(tx: PoolQuery, record: TransitionRecord, siteUrl: string): Promise<{ eventId: string | null }> {
+async function writeTransition(tx: PoolQuery, record: TransitionRecord, siteUrl: string, eta: EtaFigures | null): Promise<{ eventId: string | null }> {
   const { deliveryId, status, riderId, lat, lng, at } = record;
   const event = eventNameFor(status);
   const { rows: existing } = await tx.query<{ id: string }>({
     ...WRITE_CHANGE,
     values: [deliveryId, status, riderId, at, lat, lng, isTerminal(status), event, canTransition('pending', status)],
   });
+  if (eta) await saveWithChange(tx, deliveryId, eta);
   if (!event) return { eventId: null };
   if (existing[0]) return { eventId: existing[0].id };
   const read = await readVersioned(tx, deliveryId);
@@ -97,8 +100,8 @@ async function writeTransition(tx: PoolQuery, record: TransitionRecord, siteUrl:
 }
 
 /** A status change, recorded in one transaction (see writeTransition). */
-export function record(em: EntityManager, change: TransitionRecord, siteUrl: string): Promise<{ eventId: string | null }> {
-  return poolTransaction(em, (tx) => writeTransition(tx, change, siteUrl));
+export function record(em: EntityManager, change: TransitionRecord, siteUrl: string, eta: EtaFigures | null = null): Promise<{ eventId: string | null }> {
+  return poolTransaction(em, (tx) => writeTransition(tx, change, siteUrl, eta));
 }
 
 /**
@@ -110,12 +113,13 @@ export async function recordAccept(
   em: EntityManager,
   accept: Omit<TransitionRecord, 'status'> & { riderId: string },
   siteUrl: string,
+  eta: EtaFigures | null = null,
 ): Promise<{ claimed: boolean; eventId: string | null }> {
   const change: TransitionRecord = { ...accept, status: 'accepted' };
   try {
     return await poolTransaction(em, async (tx) => {
       if (!(await claimJob(tx, change.deliveryId, accept.riderId))) return { claimed: false, eventId: null };
-      return { claimed: true, ...(await writeTransition(tx, change, siteUrl)) };
+      return { claimed: true, ...(await writeTransition(tx, change, siteUrl, eta)) };
     });
   } catch (error) {
     if (isUniqueViolation(error)) return { claimed: false, eventId: null };

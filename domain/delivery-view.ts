@@ -1,4 +1,5 @@
 import type { Delivery, DeliveryEvent, DeliveryStop, Rider } from '../db/entities';
+import { isLive, recordEta } from './eta';
 import { pesewasToCedis } from './money';
 import { distanceKm } from './pricing';
 import { firstNameAndInitial } from './redaction';
@@ -21,6 +22,9 @@ export interface DeliveryParts {
 
 /** The Delivery resource exactly as the REST API returns it (and as webhooks carry it in `data`). */
 export function deliveryView({ delivery: d, stops, events, rider }: DeliveryParts, siteUrl: string) {
+  const eta = recordEta(d.status, d.etaTimes);
+  // Where the rider is shows only while they are on this job: where they go next is not the partner's.
+  const position = rider && isLive(d.status) && rider.lat != null && rider.lng != null ? rider : null;
   return {
     id: d.id,
     reference: d.reference,
@@ -42,8 +46,13 @@ export function deliveryView({ delivery: d, stops, events, rider }: DeliveryPart
           name: firstNameAndInitial(rider.name),
           vehicle: rider.vehicle ?? null,
           rating: rider.rating === null || rider.rating === undefined ? null : Number(rider.rating),
+          lat: position?.lat ?? null,
+          lng: position?.lng ?? null,
+          located_at: position?.locatedAt ? isoZ(position.locatedAt) : null,
         }
       : null,
+    pickup_eta: eta.pickupEta,
+    dropoff_eta: eta.dropoffEta,
     base_fare: pesewasToCedis(d.baseFare),
     distance_km: distanceKm(d.distanceM),
     distance_fee: pesewasToCedis(d.distanceFee),
@@ -66,6 +75,7 @@ export function deliveryView({ delivery: d, stops, events, rider }: DeliveryPart
         package_description: s.packageDescription ?? null,
         status: s.status,
         delivered_at: s.deliveredAt ? isoZ(s.deliveredAt) : null,
+        eta: eta.stopEta(s.position, s.status),
       })),
     tracking_url: `${siteUrl}/track?id=${d.id}`,
     created_at: isoZ(d.createdAt),

@@ -9,6 +9,7 @@ import { outboxStore } from '../db/sms-outbox';
 import { deliveryWorkflowId } from '../domain/reference';
 import type { MobileMoneyGateway } from '../integrations/mobile-money/gateway';
 import type { SandboxNetwork } from '../integrations/mobile-money/sandbox';
+import { selectMapProviders } from '../integrations/select';
 import { HttpSms } from '../integrations/sms/http-sms';
 import { OutboxSms } from '../integrations/sms/outbox';
 import type { PhotoStore } from '../integrations/storage/photo-store';
@@ -38,6 +39,8 @@ export function activityDeps(input: {
       // Test-mode deliveries are played by a robo rider: nobody is texted a code for them.
       test: outbox,
     },
+    // The tracking view's provider: a callback's ETA is the figure the view shows.
+    eta: selectMapProviders(settings, input.logger).eta,
     webhookHttp: new AxiosWebhookHttp({
       timeoutMs: settings.webhookTimeoutSeconds * 1000,
       allowPrivateAddresses: webhooksMayReachPrivateAddresses(settings.nodeEnv),

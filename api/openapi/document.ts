@@ -98,6 +98,10 @@ export function buildOpenApiDocument(): Json {
         ...partner,
         tags: ['Partner'],
         summary: 'Price a route',
+        description:
+          'Prices the route (pickup, any additional stops, drop-off) as booking does, and keeps the quote: a booking that names its ' +
+          '`quote_id` before `expires_at` (15 minutes, unless the service sets `QUOTE_TTL_SECONDS`) pays this fare, on exactly this route. ' +
+          'Booking without a quote prices the route itself.',
         operationId: 'createQuote',
         requestBody: jsonBody(ref('QuoteRequest', S.QuoteRequest)),
         responses: { '200': jsonResponse('The quote', ref('Quote', S.Quote)), ...keyedErrors, '400': errorResponse(`Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}`) },
@@ -134,7 +138,10 @@ export function buildOpenApiDocument(): Json {
           '409': errorResponse('Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After)'),
           ...keyedErrors,
           '400': errorResponse(
-            `Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}, no Mobile Money account registered yet, a \`payment_method_id\` that is unknown or removed, or a \`Sandbox-Rider\` header with a live key`,
+            `Invalid request (\`details\` lists each field at fault)${ROUTE_REFUSALS}, no Mobile Money account registered yet, a \`payment_method_id\` that is unknown or removed, ` +
+              'or a `quote_id` that is unknown (another account\'s or mode\'s included: `{"quote_id": …}`), has expired (`{"quote_id": "has expired"}`) ' +
+              'or was for another route (`details` names each coordinate that differs: `{"dropoff_lat": "differs from the quoted route"}`, ' +
+              '`{"additional_stops[0].dropoff_lng": …}`, or `{"additional_stops": …}` for another number of stops), or a `Sandbox-Rider` header with a live key',
           ),
         },
       },
@@ -156,6 +163,11 @@ export function buildOpenApiDocument(): Json {
         ...partner,
         tags: ['Partner'],
         summary: 'Fetch a delivery with its full event trail',
+        description:
+          'While a rider is on the job (`accepted`, `picked_up`, `in_transit`), `rider` carries where they last reported ' +
+          '(`lat`, `lng`, `located_at`) and `pickup_eta`, `dropoff_eta` and each stop\'s `eta` say when they are expected, from ' +
+          'the traffic-aware estimate of the public tracking view: computed at each status change and refreshed on a read at most ' +
+          'every 20 seconds. Otherwise they are null. The list and the callbacks carry the figure last computed.',
         operationId: 'getDelivery',
         parameters: [idParam('Delivery id')],
         responses: { '200': jsonResponse('The delivery', delivery), '404': errorResponse('Unknown delivery'), ...keyedErrors },

@@ -74,6 +74,12 @@ export const Quote = Type.Object(
     service_fee: Cedis,
     total_fare: Cedis,
     distance_estimated: Type.Boolean({ description: 'True when the distance is an offline estimate, not a road route' }),
+    quote_id: Type.String({
+      format: 'uuid',
+      pattern: UUID_PATTERN,
+      description: 'Name it in a booking (`quote_id`) of this route before `expires_at` to pay this fare',
+    }),
+    expires_at: Type.String({ format: 'date-time', description: 'Until when a booking naming `quote_id` pays this fare (15 minutes, unless the service sets another)' }),
   },
   { $id: 'Quote' },
 );
@@ -128,6 +134,14 @@ export const BookingRequest = Type.Object(
     verification_method: Type.Optional(VerificationMethod),
     scheduled_at: Type.Optional(Timestamp),
     additional_stops: Type.Optional(Type.Array(StopRequest, { maxItems: LIMITS.stops })),
+    quote_id: Type.Optional(
+      Type.String({
+        format: 'uuid',
+        pattern: UUID_PATTERN,
+        description:
+          "A quote of this partner and mode (POST /partner/quotes): the booking pays its fare, or is refused (400, `details.quote_id`) once it has expired, or when the route's pickup, stops or drop-off differ from the quoted ones (`details` names each field). Without it, the route is priced now.",
+      }),
+    ),
   },
   { $id: 'BookingRequest' },
 );
@@ -162,6 +176,12 @@ export const DeliveryStop = Type.Object({
   package_description: Nullable(Type.String()),
   status: literalUnion(['pending', 'delivered'] as const),
   delivered_at: Nullable(Timestamp),
+  eta: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the rider is expected at this stop, traffic-aware; null unless a rider is on the trip and the stop is still to do',
+    }),
+  ),
 });
 
 export const DeliveryRider = Type.Object({
@@ -169,6 +189,11 @@ export const DeliveryRider = Type.Object({
   name: Type.String(),
   vehicle: Nullable(Type.String()),
   rating: Nullable(Type.Number()),
+  lat: Nullable(
+    Type.Number({ description: "The rider's last reported position while on this job (accepted, picked_up, in_transit); null otherwise" }),
+  ),
+  lng: Nullable(Type.Number({ description: "The rider's last reported position while on this job; null otherwise" })),
+  located_at: Nullable(Type.String({ format: 'date-time', description: 'When the rider reported that position; null with it' })),
 });
 
 export const Delivery = Type.Object(
@@ -188,6 +213,18 @@ export const Delivery = Type.Object(
     recipient_phone: Type.String(),
     rider_id: Nullable(Uuid),
     rider: Nullable(DeliveryRider),
+    pickup_eta: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: "When the rider is expected at the pickup, traffic-aware (the tracking view's estimate); null except while accepted",
+      }),
+    ),
+    dropoff_eta: Nullable(
+      Type.String({
+        format: 'date-time',
+        description: 'When the rider is expected at the final drop-off, traffic-aware; null except while accepted, picked_up or in_transit',
+      }),
+    ),
     base_fare: Cedis,
     distance_km: Type.Number(),
     distance_fee: Cedis,

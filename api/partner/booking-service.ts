@@ -16,6 +16,7 @@ import type { AppDeps } from '../app-deps';
 import { ApiError } from '../api-error';
 import { bookingStartFailures, deliveriesBooked } from '../metric-registry';
 import { bindClaimedKey, unbindClaimedKey, type IdempotencyClaim } from './idempotent-requests';
+import { quotedFare } from './quoted-fare';
 import { refuseUnpaidWork } from './unpaid-work';
 import { checkServiceArea, routeWithinLimit } from './service-area-check';
 import type { PartnerAuth } from '../middleware/partner-auth';
@@ -137,7 +138,10 @@ export function createBookingService({ orm, temporal, settings, routing, logger 
       await refuseUnpaidWork({ orm, settings }, auth);
       const accountId = await chooseAccount(auth, body.payment_method_id);
       const route = routeOf(body);
-      const fare = priceRoute((await routeWithinLimit({ routing, settings }, route)).distanceMeters);
+      // A quote named holds its fare; without one, the route is priced now, as the contract says.
+      const fare = body.quote_id
+        ? await quotedFare({ orm }, auth, body.quote_id, route)
+        : priceRoute((await routeWithinLimit({ routing, settings }, route)).distanceMeters);
 
       const id = randomUUID();
       const reference = deliveryReference(id, settings.referencePrefix);

@@ -2,6 +2,7 @@ import { Router } from 'express';
 import * as deliveries from '../../db/deliveries';
 import { deliveryView } from '../../domain/delivery-view';
 import { SANDBOX_RIDER_HEADER, type SandboxRider } from '../../domain/sandbox-rider';
+import { ETA_REFRESH_SECONDS } from '../../domain/eta';
 import { cancelRefusal } from '../../domain/steps';
 import { cancelUpdate } from '../../workflows/messages';
 import { sandboxedInProduction } from '../../config/settings';
@@ -15,6 +16,7 @@ import type { BookingRequest } from '../openapi/schemas';
 import { createBookingService } from './booking-service';
 import { endJobCalls } from '../masked-calls';
 import { refuseEnded, sendDeliveryUpdate } from '../temporal/delivery-updates';
+import { refreshRecordEta } from '../live-eta';
 import { VersionedViewCache, sendJsonBytes } from '../view-cache';
 import { createProofView } from './proof-view';
 
@@ -74,7 +76,9 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
   });
 
   // Partners poll deliveries they are waiting on: an unchanged one is answered from its kept bytes.
-  const views = new VersionedViewCache(10_000, 60_000);
+  // Kept no longer than the ETA in it may go unrefreshed (DELIVERY_VERSION_SQL moves with the
+  // rider's position while a job is live, but not with time).
+  const views = new VersionedViewCache(10_000, ETA_REFRESH_SECONDS * 1000);
   router.get('/partner/deliveries/:id', async (req, res) => {
     const { partnerId, mode } = partnerOf(res);
     const id = requireUuid(req.params.id, 'Unknown delivery');
@@ -83,8 +87,10 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     if (!current || current.partnerId !== partnerId || current.mode !== mode) throw ApiError.notFound('Unknown delivery');
     const kept = views.get(id, current.version);
     if (kept !== undefined) return sendJsonBytes(res, kept);
-    const read = await deliveries.loadVersioned(em, id);
+    let read = await deliveries.loadVersioned(em, id);
     if (!read) throw ApiError.notFound('Unknown delivery');
+    // A live delivery's ETA is refreshed when due, at most every 20 s, shared with the tracking view.
+    if (await refreshRecordEta(deps, read.parts)) read = (await deliveries.loadVersioned(em, id)) ?? read;
     const view = deliveryView(read.parts, settings.siteUrl);
     views.set(id, read.version, JSON.stringify(view));
     res.json(view);

@@ -1,12 +1,13 @@
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import * as tracking from '../../db/tracking';
 import { isoZ } from '../../domain/delivery-view';
+import { ETA_REFRESH_SECONDS, type EtaStop } from '../../domain/eta';
 import { ACTIVE_FOR_RIDER, type DeliveryStatus } from '../../domain/lifecycle';
 import { deliveryReference } from '../../domain/reference';
 import { firstNameAndInitial } from '../../domain/redaction';
 import type { AppDeps } from '../app-deps';
 import { ApiError, requireUuid } from '../api-error';
-import { ETA_REFRESH_SECONDS, etaFor, type EtaStop } from './tracking-eta';
+import { etaFor } from '../live-eta';
 import { VersionedViewCache, sendJsonBytes } from '../view-cache';
 
 /** The public view is the one surface any web page may read: any origin, no credentials. */

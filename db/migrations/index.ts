@@ -19,6 +19,8 @@ import { Migration20261128150100_withheld_texts } from './Migration2026112815010
 import { Migration20261128170000_number_pool_calls } from './Migration20261128170000_number_pool_calls';
 import { Migration20261129000000_idempotency_first_finished } from './Migration20261129000000_idempotency_first_finished';
 import { Migration20261129100000_retention } from './Migration20261129100000_retention';
+import { Migration20261129120000_quotes } from './Migration20261129120000_quotes';
+import { Migration20261129130000_eta_times } from './Migration20261129130000_eta_times';
 import { Migration20261130000000_stop_handover_position } from './Migration20261130000000_stop_handover_position';
 import { Migration20261130050000_sandbox_rider } from './Migration20261130050000_sandbox_rider';
 
@@ -45,6 +47,8 @@ export const migrationsList = [
   { name: 'Migration20261128170000_number_pool_calls', class: Migration20261128170000_number_pool_calls },
   { name: 'Migration20261129000000_idempotency_first_finished', class: Migration20261129000000_idempotency_first_finished },
   { name: 'Migration20261129100000_retention', class: Migration20261129100000_retention },
+  { name: 'Migration20261129120000_quotes', class: Migration20261129120000_quotes },
+  { name: 'Migration20261129130000_eta_times', class: Migration20261129130000_eta_times },
   { name: 'Migration20261130000000_stop_handover_position', class: Migration20261130000000_stop_handover_position },
   { name: 'Migration20261130050000_sandbox_rider', class: Migration20261130050000_sandbox_rider },
 ];

@@ -71,18 +71,24 @@ describe('callbacks for each status change', () => {
     }
 
     // Each `data` is the Delivery as GET returned it at the change: the final one is the record
-    // now; the earlier ones differ from it only in what changed afterwards.
+    // now; the earlier ones differ from it only in what changed afterwards, and in what a live
+    // job shows (where the rider was, and the times ahead from there).
     const record = (await api(stack.baseUrl, partner.testKey).get(`/partner/deliveries/${created.id}`)).body;
     expect(record.payment_status).toBe('paid');
     const trail = ['pending', 'accepted', 'picked_up', 'in_transit', 'delivered'];
+    const time = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     arrivals.forEach((arrival, index) => {
       const status = trail[index + 1];
+      const live = status !== 'delivered';
       expect(arrival.body.data).toEqual({
         ...record,
         status,
         payment_status: status === 'delivered' ? 'paid' : expect.stringMatching(/^(pending|paid)$/),
         delivered_at: status === 'delivered' ? record.delivered_at : null,
         events: record.events.slice(0, index + 2),
+        pickup_eta: status === 'accepted' ? time : null,
+        dropoff_eta: live ? time : null,
+        rider: live ? { ...record.rider, lat: expect.any(Number), lng: expect.any(Number), located_at: time } : record.rider,
       });
     });
     expect(arrivals[0]!.body.data.rider_id).toBe(record.rider_id);

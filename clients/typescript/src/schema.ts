@@ -12,7 +12,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Price a route */
+        /**
+         * Price a route
+         * @description Prices the route (pickup, any additional stops, drop-off) as booking does, and keeps the quote: a booking that names its `quote_id` before `expires_at` (15 minutes, unless the service sets `QUOTE_TTL_SECONDS`) pays this fare, on exactly this route. Booking without a quote prices the route itself.
+         */
         post: operations["createQuote"];
         delete?: never;
         options?: never;
@@ -65,7 +68,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Fetch a delivery with its full event trail */
+        /**
+         * Fetch a delivery with its full event trail
+         * @description While a rider is on the job (`accepted`, `picked_up`, `in_transit`), `rider` carries where they last reported (`lat`, `lng`, `located_at`) and `pickup_eta`, `dropoff_eta` and each stop's `eta` say when they are expected, from the traffic-aware estimate of the public tracking view: computed at each status change and refreshed on a read at most every 20 seconds. Otherwise they are null. The list and the callbacks carry the figure last computed.
+         */
         get: operations["getDelivery"];
         put?: never;
         post?: never;
@@ -545,7 +551,12 @@ export interface components {
                 name: string;
                 vehicle: string | null;
                 rating: number | null;
+                lat: number | null;
+                lng: number | null;
+                located_at: string | null;
             } | null;
+            pickup_eta: string | null;
+            dropoff_eta: string | null;
             /** @description Ghana cedis, 2 decimals */
             base_fare: number;
             distance_km: number;
@@ -576,6 +587,7 @@ export interface components {
                 /** @enum {string} */
                 status: "pending" | "delivered";
                 delivered_at: string | null;
+                eta: string | null;
             }[];
             tracking_url: string;
             /** Format: date-time */
@@ -610,6 +622,16 @@ export interface components {
             total_fare: number;
             /** @description True when the distance is an offline estimate, not a road route */
             distance_estimated: boolean;
+            /**
+             * Format: uuid
+             * @description Name it in a booking (`quote_id`) of this route before `expires_at` to pay this fare
+             */
+            quote_id: string;
+            /**
+             * Format: date-time
+             * @description Until when a booking naming `quote_id` pays this fare (15 minutes, unless the service sets another)
+             */
+            expires_at: string;
         };
         /** @description The areas riders serve, as a GeoJSON FeatureCollection (RFC 7946) of named polygons */
         ServiceArea: {
@@ -668,6 +690,11 @@ export interface components {
                 package_size: "small" | "medium" | "large";
                 package_description?: string;
             }[];
+            /**
+             * Format: uuid
+             * @description A quote of this partner and mode (POST /partner/quotes): the booking pays its fare, or is refused (400, `details.quote_id`) once it has expired, or when the route's pickup, stops or drop-off differ from the quoted ones (`details` names each field). Without it, the route is priced now.
+             */
+            quote_id?: string;
         };
         Handover: {
             stop_index: number | null;
@@ -1156,7 +1183,7 @@ export interface operations {
                     "application/json": components["schemas"]["Delivery"];
                 };
             };
-            /** @description Invalid request (`details` lists each field at fault), a point outside the service area (`details` names its latitude field: `{"dropoff_lat": "outside the service area"}`), or a route longer by road than `MAX_ROUTE_KM` (`{"route": "longer than 80 km"}`), no Mobile Money account registered yet, a `payment_method_id` that is unknown or removed, or a `Sandbox-Rider` header with a live key */
+            /** @description Invalid request (`details` lists each field at fault), a point outside the service area (`details` names its latitude field: `{"dropoff_lat": "outside the service area"}`), or a route longer by road than `MAX_ROUTE_KM` (`{"route": "longer than 80 km"}`), no Mobile Money account registered yet, a `payment_method_id` that is unknown or removed, or a `quote_id` that is unknown (another account's or mode's included: `{"quote_id": …}`), has expired (`{"quote_id": "has expired"}`) or was for another route (`details` names each coordinate that differs: `{"dropoff_lat": "differs from the quoted route"}`, `{"additional_stops[0].dropoff_lng": …}`, or `{"additional_stops": …}` for another number of stops), or a `Sandbox-Rider` header with a live key */
             400: {
                 headers: {
                     [name: string]: unknown;
