@@ -5,7 +5,9 @@
 # stack (temporal-schema, in the admin-tools image) and by scripts/lib/temporal-server.mjs (with
 # the `sql` tool built by `go install`), with the same variables as config/temporal-sql.yaml.
 set -eu
-: "${POSTGRES_SEEDS:?}" "${POSTGRES_USER:?}" "${POSTGRES_PWD:?}"
+# The password may be empty (trust or peer authentication, as on many developers' machines); it
+# must still be given, so a forgotten variable is told apart from a password-less database.
+: "${POSTGRES_SEEDS:?}" "${POSTGRES_USER:?}" "${POSTGRES_PWD?}"
 SQL_TOOL="${SQL_TOOL:-temporal-sql-tool}"
 DB_PORT="${DB_PORT:-5432}"
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { ensureHaproxy, ensureTemporalCli, root, say } from './prepare.mjs';
 import { freePort, migrate, portInUse, stopProcess } from './stack.mjs';
 import { startEmbeddedPostgres } from './embedded-postgres.mjs';
+import { checkDatabaseUrl } from './database-url.mjs';
 import { imageApiArgs } from './image-command.mjs';
 import { startNodeProcess } from './pids.mjs';
 import { DEFAULT_DATABASES, ensureTemporalServer, ensureTemporalUi, startTemporalServer, startTemporalUi } from './temporal-server.mjs';
@@ -19,9 +20,10 @@ const FALLBACK = '-fallback';
 /**
  * HAProxy's configuration: one frontend on `port`, round robin over the API processes, each
  * checked every second on /readyz (out after 2 failures, back after 2 successes), and all of
- * them at once when every check fails together. A request
- * that cannot connect to one API process is sent to another (`option redispatch`); one that
- * reached a process is never replayed, so a booking is never sent twice by the balancer.
+ * them at once when every check fails together. A request that cannot connect to one API process
+ * is sent to another (`option redispatch`). One whose process died under it (no answer, or a
+ * broken one) is sent again to another only if sending it twice is harmless: a read (GET, HEAD),
+ * or a request with an `Idempotency-Key`, which the API answers once whatever the repeats.
  */
 export function haproxyConfig({ port, statsPort, apis }) {
   return `# Written by scripts/lib/topology.mjs; regenerated at every start.
@@ -33,14 +35,21 @@ defaults
   timeout connect 2s
   timeout client 60s
   timeout server 60s
-  option redispatch
+  # Every retry goes to another API process, not the one that just failed.
+  option redispatch 1
   retries 2
+  # A process killed mid-request answers nothing, or half an answer: try the request elsewhere.
+  retry-on conn-failure empty-response junk-response response-timeout
 
 frontend api
   bind 127.0.0.1:${port}
   # Replaces whatever X-Forwarded-For a client sent with the address HAProxy sees, as the compose
   # stack's nginx does, so the APIs (TRUST_PROXY=1) count per-IP limits on the real client.
   http-request set-header X-Forwarded-For %[src]
+  # Only what is safe to send twice is retried once it reached a process (above, retry-on).
+  acl safe_to_repeat method GET HEAD
+  acl keyed req.hdr(idempotency-key) -m found
+  http-request disable-l7-retry unless safe_to_repeat or keyed
   default_backend apis
 
 backend apis
@@ -162,6 +171,8 @@ export async function startTopology({
     for (const fn of stops.splice(0).reverse()) await fn().catch(() => undefined);
   };
   try {
+    // Before the builds, which take minutes the first time: a URL that cannot work is told at once.
+    if (databaseUrl) await checkDatabaseUrl(databaseUrl);
     const cli = ensureTemporalCli();
     const haproxy = ensureHaproxy();
     const binaries = ensureTemporalServer();

@@ -228,6 +228,11 @@ describe('the production topology: real Temporal on PostgreSQL, two workers, two
     expect(recorded.every((row) => eventIds.has(row.id))).toBe(true);
     expect(debitRows).toBe(IN_FLIGHT);
     expect(paidDebits).toBe(IN_FLIGHT);
+    // Every partner read through HAProxy was answered, the ones api-1 was killed under included:
+    // HAProxy sent those to api-2 (retry-on, option redispatch).
+    expect([...reads.statuses]).toEqual([]);
+    expect(reads.failed).toBe(0);
+    expect(reads.ok).toBeGreaterThan(50);
     // The sandbox network keeps one transaction per reference (the delivery id), and a repeated
     // request for a reference finds the one it has: one row per delivery is one debit each.
     expect(ledger).toBe(IN_FLIGHT);

@@ -208,6 +208,31 @@ describe('the compose file', () => {
     expect(environmentOf('worker').TRUST_PROXY).toBeUndefined();
   });
 
+  it('sends a read, or a request with an Idempotency-Key, to another replica when one dies under it, and nothing else', () => {
+    const nginx = read('temporal-docker/nginx.conf');
+    const location = (prefix: string) => nginx.slice(nginx.indexOf(`location ${prefix} {`)).split(/\n    }\n/)[0] as string;
+    // Reads: nginx repeats GET and HEAD on the next replica; a POST only if it never reached one.
+    expect(location('/')).toMatch(/^\s*proxy_next_upstream error timeout http_502;$/m);
+    expect(location('/')).toMatch(/^\s*if \(\$http_idempotency_key != ""\) \{\s*rewrite \^ \/_keyed\$uri last;/m);
+    // Keyed requests: buffered, so they can be sent again whole, and repeated whatever the method.
+    expect(location('/_keyed/')).toMatch(/^\s*internal;$/m);
+    expect(location('/_keyed/')).toMatch(/^\s*proxy_next_upstream error timeout http_502 non_idempotent;$/m);
+    expect(location('/_keyed/')).not.toContain('proxy_request_buffering off');
+    expect(nginx.match(/non_idempotent/g)).toHaveLength(1);
+    // `set` before the rewrite whose `break` ends the rewrite directives.
+    expect(location('/_keyed/').indexOf('set $api')).toBeLessThan(location('/_keyed/').indexOf('rewrite ^'));
+  });
+
+  it("has the topology's HAProxy retry the same, on another API process", async () => {
+    const { haproxyConfig } = await import('../../scripts/lib/topology.mjs');
+    const config: string = haproxyConfig({ port: 3999, statsPort: 3998, apis: [{ name: 'api-1', port: 4001 }, { name: 'api-2', port: 4002 }] });
+    expect(config).toMatch(/^\s*option redispatch 1$/m);
+    expect(config).toMatch(/^\s*retry-on conn-failure empty-response junk-response response-timeout$/m);
+    expect(config).toMatch(/^\s*acl safe_to_repeat method GET HEAD$/m);
+    expect(config).toMatch(/^\s*acl keyed req.hdr\(idempotency-key\) -m found$/m);
+    expect(config).toMatch(/^\s*http-request disable-l7-retry unless safe_to_repeat or keyed$/m);
+  });
+
   it('checks the health of every long-running part and starts the service only on a prepared stack', () => {
     expect(healthTest('temporal')).toMatch(/temporal operator cluster health/);
     expect(healthTest('temporal-postgresql')).toMatch(/pg_isready/);
