@@ -34,8 +34,12 @@ export const workerMetrics = {
     count('debits_total', 'Debits settled, by outcome', { outcome });
   },
   /** A debit's record set to the gateway's word by the reconciliation. */
-  debitCorrection(from: string, to: string): void {
-    count('debit_corrections_total', 'Debit records corrected to what the gateway says, by the states before and after', { from, to });
+  debitCorrection(from: string, to: string, afterFinalWebhook: boolean): void {
+    count(
+      'debit_corrections_total',
+      'Debit records corrected to what the gateway says, by the states before and after, and whether the delivery had ended (no webhook carries the change)',
+      { from, to, after_final_webhook: String(afterFinalWebhook) },
+    );
   },
   /** A round of the street watch: riders it set offline, and the active jobs whose rider is silent now. */
   streetWatch({ ridersSetOffline, needingAttention }: { ridersSetOffline: number; needingAttention: number }): void {

@@ -37,8 +37,10 @@ export function createReconciliationActivities({ orm, gateways, logger }: Activi
       }
       const correction = await debits.reconcile(em, deliveryId, { state: word.state, reason: word.reason ?? null }, trigger);
       if (!correction) return { state: word.state, corrected: false };
+      // After the delivery's last webhook nobody is told (the contract has no payment event): the
+      // dashboard's payment trail and the metric's after_final_webhook label say so.
       logger.warn('Debit record corrected to the gateway’s word', { ...correction, trigger });
-      workerMetrics.debitCorrection(correction.from, correction.to);
+      workerMetrics.debitCorrection(correction.from, correction.to, correction.afterFinalWebhook);
       return { state: word.state, corrected: true };
     },
   };

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MobileMoneyProvider } from '../integrations/mobile-money/gateway';
 import { poolQuery } from './pool-query';
+import { isTerminal, type DeliveryStatus } from '../domain/lifecycle';
 
 /**
  * A booking's debit as we record it (the money side is the gateway's). Every booking requests one
@@ -129,6 +130,11 @@ export interface DebitCorrection {
   from: string;
   to: 'paid' | 'failed';
   gateway: string;
+  /**
+   * The delivery had ended (its last webhook sent or on its way): no callback will carry the new
+   * `payment_status`, so only a partner who reads the delivery again learns of it.
+   */
+  afterFinalWebhook: boolean;
 }
 
 /**
@@ -160,7 +166,10 @@ export async function reconcile(
       [word.state, changed, word.reason, deliveryId],
     );
     if (!changed) return null;
-    await tx.execute('update deliveries set payment_status = ?, updated_at = now() where id = ?', [word.state, deliveryId]);
+    const [delivery] = await tx.execute<{ status: string }[]>(
+      'update deliveries set payment_status = ?, updated_at = now() where id = ? returning status',
+      [word.state, deliveryId],
+    );
     await tx.execute('insert into debit_corrections (delivery_id, from_state, to_state, gateway, reason, trigger) values (?, ?, ?, ?, ?, ?)', [
       deliveryId,
       debit.state,
@@ -169,6 +178,56 @@ export async function reconcile(
       word.reason,
       trigger,
     ]);
-    return { deliveryId, from: debit.state, to: word.state, gateway: debit.gateway };
+    const afterFinalWebhook = delivery !== undefined && isTerminal(delivery.status as DeliveryStatus);
+    return { deliveryId, from: debit.state, to: word.state, gateway: debit.gateway, afterFinalWebhook };
   });
+}
+
+/** One entry of a delivery's payment trail: the debit's first outcome, then each correction. */
+export interface PaymentTrailEntry {
+  at: Date;
+  from: string;
+  to: string;
+  reason: string | null;
+  /** `workflow` for the debit's own outcome; `schedule` or `late-confirmation` for a correction. */
+  by: string;
+  /** Made after the delivery's last status change, so no webhook told the partner. */
+  afterFinalWebhook: boolean;
+}
+
+/**
+ * A delivery's payment as it changed: requested (pending), its first outcome, and each time the
+ * record was corrected to the gateway's word (`debit_corrections`), oldest first. A correction
+ * made after the delivery's terminal status reached no partner by webhook.
+ */
+export async function paymentTrail(em: EntityManager, deliveryId: string): Promise<PaymentTrailEntry[]> {
+  const rows = await em.execute<{ at: Date; from_state: string; to_state: string; reason: string | null; by: string; after_final: boolean }[]>(
+    `with ended as (
+       select max(e.created_at) as at from delivery_events e
+        where e.delivery_id = ? and e.status in ('delivered', 'cancelled', 'expired')
+     ), first_outcome as (
+       -- The first outcome is the one before any correction: the earliest correction's from_state.
+       select b.settled_at as at, 'pending' as from_state,
+              coalesce((select c.from_state from debit_corrections c where c.delivery_id = b.delivery_id order by c.id limit 1), b.state) as to_state,
+              case when exists (select 1 from debit_corrections c where c.delivery_id = b.delivery_id) then null else b.reason end as reason,
+              'workflow' as by, 0::bigint as seq
+         from debits b where b.delivery_id = ? and b.settled_at is not null
+           and coalesce((select c.from_state from debit_corrections c where c.delivery_id = b.delivery_id order by c.id limit 1), b.state) <> 'pending'
+     )
+     select t.at, t.from_state, t.to_state, t.reason, t.by,
+            coalesce(t.at > (select at from ended), false) as after_final
+       from (select * from first_outcome
+             union all
+             select c.created_at, c.from_state, c.to_state, c.reason, c.trigger, c.id from debit_corrections c where c.delivery_id = ?) t
+      order by t.seq, t.at`,
+    [deliveryId, deliveryId, deliveryId],
+  );
+  return rows.map((row) => ({
+    at: new Date(row.at),
+    from: row.from_state,
+    to: row.to_state,
+    reason: row.reason,
+    by: row.by,
+    afterFinalWebhook: row.after_final,
+  }));
 }

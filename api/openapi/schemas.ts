@@ -38,6 +38,14 @@ const Description = Type.String({ maxLength: LIMITS.description });
 export const PackageSize = literalUnion(PACKAGE_SIZES);
 export const DeliveryStatus = literalUnion(DELIVERY_STATUSES);
 export const PaymentStatus = literalUnion(PAYMENT_STATUSES);
+
+/** When `payment_status` may change, and so when a partner who relies on it reads it again. */
+const PAYMENT_STATUS_RULE =
+  '`pending` until the mobile network settles the debit, then `paid` or `failed`; each webhook carries it as it stands. ' +
+  'It can change once more after the delivery\'s last webhook, and no webhook is sent for that (the contract has no ' +
+  'payment event): reconciliation with the network turns `failed` into `paid` when the money did move (a late ' +
+  'approval), or `paid` into `failed` on a reversal. A partner who relies on it reads the delivery again after its ' +
+  'last webhook (for example hourly for a day), and the dashboard\'s page of the delivery lists every such change.';
 export const VerificationMethod = literalUnion(VERIFICATION_METHODS);
 export const Provider = literalUnion(PROVIDERS);
 
@@ -232,7 +240,11 @@ export const Delivery = Type.Object(
     total_fare: Cedis,
     payment_method: literalUnion(['gateway'] as const),
     payment_method_id: Uuid,
-    payment_status: PaymentStatus,
+    payment_status: Type.Unsafe<(typeof PAYMENT_STATUSES)[number]>({
+      type: 'string',
+      enum: [...PAYMENT_STATUSES],
+      description: PAYMENT_STATUS_RULE,
+    }),
     verification_method: VerificationMethod,
     scheduled_at: Nullable(Timestamp),
     additional_stops: Type.Array(DeliveryStop),

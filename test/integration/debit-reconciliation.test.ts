@@ -6,6 +6,10 @@ import { SANDBOX, book, registerAccount } from '../helpers/bookings';
 import { debitCheckOf, debitCorrectionsOf, ledgerOf } from '../helpers/db-payments';
 import { startPaystackFake, type PaystackFake } from '../fakes/paystack-fake';
 import { debitReconciliationWorkflow } from '../../workflows/debit-reconciliation';
+import { createApiKey, createPartner } from '../../db/accounts';
+import { hashPassword } from '../../api/dashboard/passwords';
+import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
+import { webhookEventsOf } from '../helpers/db-webhooks';
 
 /**
  * The money record against the gateway's word, end to end: live keys debit the local Paystack
@@ -170,5 +174,50 @@ describe('the reconciliation schedule', () => {
 
     await eventually(async () => (await debitCheckOf(stack.orm, booked.id))?.state === 'paid', 20_000, 'the scheduled round to correct the record');
     expect(await debitCorrectionsOf(stack.orm, booked.id)).toEqual([{ from_state: 'failed', to_state: 'paid', gateway: 'paystack', trigger: 'schedule' }]);
+  });
+});
+
+describe('a payment status that changes after the last webhook', () => {
+  it('sends no webhook, and is in the payment trail of the dashboard page, both ways', async () => {
+    const email = uniqueEmail();
+    const password = 'correct horse battery';
+    const em = stack.orm.em.fork();
+    const { partnerId } = await createPartner(em, { email, businessName: 'Labone Pharmacy', passwordHash: await hashPassword(password), confirmed: true });
+    const { apiKey } = await createApiKey(em, { partnerId, label: 'live', mode: 'live' });
+    const client = api(stack.baseUrl, apiKey);
+    const dashboard = dashboardClient(stack.baseUrl);
+    await dashboard.logIn(email, password);
+    await dashboard.submit('/dashboard/deliveries', '/dashboard/mode', { mode: 'live', back: '/dashboard/deliveries' });
+    const trailOf = async (id: string) => {
+      const page = await dashboard.get(`/dashboard/deliveries/${id}`);
+      expect(page.status).toBe(200);
+      const start = page.text.indexOf('id="payment-title"');
+      return page.text.slice(start, page.text.indexOf('</section>', start)).replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
+    };
+
+    // A late approval: failed (no word from Paystack in time), then paid, after the cancel's webhook.
+    await registerAccount(stack.baseUrl, apiKey, '+233241230032');
+    const late = await book(stack.baseUrl, apiKey);
+    expect(await settledRecord(late.id)).toMatchObject({ state: 'failed', gateway_confirmed: false });
+    await finish(client, late.id);
+    const eventsBefore = (await webhookEventsOf(stack.orm, late.id)).length;
+    await fake.sendWebhook(callbackUrl, late.id, 'charge.success');
+    await reconcile();
+    expect((await client.get(`/partner/deliveries/${late.id}`)).body.payment_status).toBe('paid');
+    expect(await webhookEventsOf(stack.orm, late.id)).toHaveLength(eventsBefore);
+    const lateTrail = await trailOf(late.id);
+    expect(lateTrail).toMatch(/Pending → Failed .*the mobile network answered the debit.*Failed → Paid .*reconciliation asked the mobile network again/is);
+    expect(lateTrail.match(/After the last callback: no webhook was sent; payment_status reads paid from then on\./g)).toHaveLength(1);
+
+    // A reversal: paid, then failed, after the cancel's webhook.
+    const paying = await registerAccount(stack.baseUrl, apiKey, '+233241230000');
+    const reversed = await book(stack.baseUrl, apiKey, { payment_method_id: paying.id });
+    expect(await settledRecord(reversed.id)).toMatchObject({ state: 'paid', gateway_confirmed: true });
+    await finish(client, reversed.id);
+    const reversedBefore = (await webhookEventsOf(stack.orm, reversed.id)).length;
+    await fake.sendWebhook(callbackUrl, reversed.id, 'charge.failed');
+    await eventually(async () => (await debitCheckOf(stack.orm, reversed.id))?.state === 'failed', 20_000, 'the record to follow Paystack');
+    expect(await webhookEventsOf(stack.orm, reversed.id)).toHaveLength(reversedBefore);
+    expect(await trailOf(reversed.id)).toMatch(/Pending → Paid .*Paid → Failed .*After the last callback: no webhook was sent; payment_status reads failed/is);
   });
 });

@@ -153,6 +153,44 @@ function proofSection(proof: HandoverView[]): Html {
   </section>`;
 }
 
+/** How one payment change came about, in words. */
+const PAYMENT_CHANGE_BY: Record<string, string> = {
+  workflow: 'the mobile network answered the debit',
+  schedule: 'reconciliation asked the mobile network again',
+  'late-confirmation': 'a later report from the mobile network, checked with it',
+};
+
+/**
+ * The payment as it changed. A change after the delivery's last status gets no webhook (the
+ * contract has none for payments): it is marked, as the partner learns of it only by reading again.
+ */
+function paymentSection(trail: PaymentTrailView[]): Html {
+  return html`<section class="panel" aria-labelledby="payment-title">
+    <h2 id="payment-title">Payment trail</h2>
+    ${
+      trail.length === 0
+        ? html`<p class="muted">The debit has not been settled yet.</p>`
+        : html`<ol class="trail payment-trail">
+        ${trail.map(
+          (t) => html`<li>${badge(t.from)} → ${badge(t.to)} ${when(t.at)}
+            <span class="muted">${PAYMENT_CHANGE_BY[t.by] ?? t.by}${t.reason ? `: ${t.reason}` : ''}</span>
+            ${t.afterFinalWebhook ? html`<strong class="after-final">After the last callback: no webhook was sent; <code>payment_status</code> reads ${t.to} from then on.</strong>` : ''}</li>`,
+        )}
+      </ol>`
+    }
+  </section>`;
+}
+
+/** A payment trail entry as the page shows it (db/debits.ts `paymentTrail`). */
+export interface PaymentTrailView {
+  at: Date;
+  from: string;
+  to: string;
+  reason: string | null;
+  by: string;
+  afterFinalWebhook: boolean;
+}
+
 export function deliveryPage(
   ctx: PageContext,
   d: DeliveryResource,
@@ -160,6 +198,7 @@ export function deliveryPage(
   webhookSet: boolean,
   texts: TextView[],
   proof: HandoverView[],
+  payments: PaymentTrailView[] = [],
 ): Html {
   const drops = [...d.additional_stops.map((s) => ({ ...s, final: false })), { ...d, status: d.status, final: true }];
   return layout(
@@ -199,6 +238,7 @@ export function deliveryPage(
         ${d.events.map((e) => html`<li>${badge(e.status)} ${when(e.created_at)}</li>`)}
       </ol>
     </section>
+    ${paymentSection(payments)}
     ${proofSection(proof)}
     ${textsSection(d, texts)}
     <section aria-labelledby="callbacks-title">

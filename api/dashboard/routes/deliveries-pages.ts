@@ -3,6 +3,7 @@ import * as dashboardReads from '../../../db/dashboard-reads';
 import * as webhookEndpoints from '../../../db/webhook-endpoints';
 import { readDeliveryTexts } from '../../../db/sms-outbox';
 import * as deliveries from '../../../db/deliveries';
+import { paymentTrail } from '../../../db/debits';
 import { deliveryView } from '../../../domain/delivery-view';
 import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../domain/lifecycle';
 import type { AppDeps } from '../../app-deps';
@@ -42,7 +43,8 @@ export function createDeliveryRoutes(deps: AppDeps): Router {
     const url = await webhookEndpoints.findUrl(em, { partnerId: ctx.viewer!.partnerId, mode: ctx.mode });
     const texts = await readDeliveryTexts(em, id);
     const proof = await proofOf(parts.delivery);
-    render(res, deliveryPage(ctx, deliveryView(parts, settings.siteUrl), callbacks, Boolean(url), texts, proof));
+    const payments = await paymentTrail(em, id);
+    render(res, deliveryPage(ctx, deliveryView(parts, settings.siteUrl), callbacks, Boolean(url), texts, proof, payments));
   });
 
   return router;

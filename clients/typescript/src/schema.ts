@@ -570,7 +570,10 @@ export interface components {
             payment_method: "gateway";
             /** Format: uuid */
             payment_method_id: string;
-            /** @enum {string} */
+            /**
+             * @description `pending` until the mobile network settles the debit, then `paid` or `failed`; each webhook carries it as it stands. It can change once more after the delivery's last webhook, and no webhook is sent for that (the contract has no payment event): reconciliation with the network turns `failed` into `paid` when the money did move (a late approval), or `paid` into `failed` on a reversal. A partner who relies on it reads the delivery again after its last webhook (for example hourly for a day), and the dashboard's page of the delivery lists every such change.
+             * @enum {string}
+             */
             payment_status: "pending" | "paid" | "failed";
             /** @enum {string} */
             verification_method: "none" | "otp" | "photo";
