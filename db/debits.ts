@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { MobileMoneyProvider } from '../integrations/mobile-money/gateway';
 import { poolQuery } from './pool-query';
 import { isTerminal, type DeliveryStatus } from '../domain/lifecycle';
+import type { PaymentTrailEntry } from '../domain/payment-trail';
 
 /**
  * A booking's debit as we record it (the money side is the gateway's). Every booking requests one
@@ -181,18 +182,6 @@ export async function reconcile(
     const afterFinalWebhook = delivery !== undefined && isTerminal(delivery.status as DeliveryStatus);
     return { deliveryId, from: debit.state, to: word.state, gateway: debit.gateway, afterFinalWebhook };
   });
-}
-
-/** One entry of a delivery's payment trail: the debit's first outcome, then each correction. */
-export interface PaymentTrailEntry {
-  at: Date;
-  from: string;
-  to: string;
-  reason: string | null;
-  /** `workflow` for the debit's own outcome; `schedule` or `late-confirmation` for a correction. */
-  by: string;
-  /** Made after the delivery's last status change, so no webhook told the partner. */
-  afterFinalWebhook: boolean;
 }
 
 /**

@@ -9,6 +9,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdi
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnGroup } from './process-group.mjs';
+import { waitUntil } from './wait-until.mjs';
 import { say } from './prepare.mjs';
 import { freePort, portInUse, stopProcess } from './stack.mjs';
 
@@ -67,15 +68,6 @@ export function ensureSeaweedfs() {
     rmSync(work, { recursive: true, force: true });
   }
   return binary;
-}
-
-async function waitUntil(check, what, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  throw new Error(`${what} did not come up within ${timeoutMs / 1000} s`);
 }
 
 /**

@@ -5,6 +5,7 @@
 // and its namespace prepared by the compose stack's own script (temporal-docker/setup-temporal.sh).
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { spawnGroup } from './process-group.mjs';
+import { waitUntil } from './wait-until.mjs';
 import { existsSync, mkdirSync, openSync } from 'node:fs';
 import net from 'node:net';
 import { homedir } from 'node:os';
@@ -118,15 +119,6 @@ async function freeMembershipPort() {
     if (free) return candidate;
   }
   throw new Error('No free port between 20000 and 32000 for the Temporal server membership');
-}
-
-async function waitUntil(check, what, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`${what} did not come up within ${timeoutMs / 1000} s`);
 }
 
 /**

@@ -1,5 +1,8 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import type { Orm } from '../../db/orm';
+import { createApiKey, createPartner } from '../../db/accounts';
+import { hashPassword } from '../../api/dashboard/passwords';
 
 /**
  * A browser stand-in for dashboard tests over real HTTP: keeps cookies, does not follow
@@ -108,4 +111,20 @@ let counter = 0;
 export function uniqueEmail(name = 'owner'): string {
   counter += 1;
   return `${name}-${Date.now()}-${counter}-${Math.random().toString(36).slice(2, 8)}@shop.example.com`;
+}
+
+/**
+ * A confirmed partner with a live API key, logged in to the dashboard in live mode: for tests
+ * that act through the API and look at what the dashboard shows of it.
+ */
+export async function liveDashboardOwner(stack: { orm: Orm; baseUrl: string }, businessName = 'Osu Books') {
+  const email = uniqueEmail();
+  const password = 'correct horse battery';
+  const em = stack.orm.em.fork();
+  const { partnerId } = await createPartner(em, { email, businessName, passwordHash: await hashPassword(password), confirmed: true });
+  const { apiKey } = await createApiKey(em, { partnerId, label: 'live', mode: 'live' });
+  const dashboard = dashboardClient(stack.baseUrl);
+  await dashboard.logIn(email, password);
+  await dashboard.submit('/dashboard/deliveries', '/dashboard/mode', { mode: 'live', back: '/dashboard/deliveries' });
+  return { partnerId, apiKey, dashboard };
 }

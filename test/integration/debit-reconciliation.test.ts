@@ -6,9 +6,7 @@ import { SANDBOX, book, registerAccount } from '../helpers/bookings';
 import { debitCheckOf, debitCorrectionsOf, ledgerOf } from '../helpers/db-payments';
 import { startPaystackFake, type PaystackFake } from '../fakes/paystack-fake';
 import { debitReconciliationWorkflow } from '../../workflows/debit-reconciliation';
-import { createApiKey, createPartner } from '../../db/accounts';
-import { hashPassword } from '../../api/dashboard/passwords';
-import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
+import { liveDashboardOwner } from '../helpers/dashboard';
 import { webhookEventsOf } from '../helpers/db-webhooks';
 
 /**
@@ -179,15 +177,8 @@ describe('the reconciliation schedule', () => {
 
 describe('a payment status that changes after the last webhook', () => {
   it('sends no webhook, and is in the payment trail of the dashboard page, both ways', async () => {
-    const email = uniqueEmail();
-    const password = 'correct horse battery';
-    const em = stack.orm.em.fork();
-    const { partnerId } = await createPartner(em, { email, businessName: 'Labone Pharmacy', passwordHash: await hashPassword(password), confirmed: true });
-    const { apiKey } = await createApiKey(em, { partnerId, label: 'live', mode: 'live' });
+    const { apiKey, dashboard } = await liveDashboardOwner(stack, 'Labone Pharmacy');
     const client = api(stack.baseUrl, apiKey);
-    const dashboard = dashboardClient(stack.baseUrl);
-    await dashboard.logIn(email, password);
-    await dashboard.submit('/dashboard/deliveries', '/dashboard/mode', { mode: 'live', back: '/dashboard/deliveries' });
     const trailOf = async (id: string) => {
       const page = await dashboard.get(`/dashboard/deliveries/${id}`);
       expect(page.status).toBe(200);

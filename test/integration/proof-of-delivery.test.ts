@@ -5,9 +5,7 @@ import { ACCRA, book, livePartner, registerAccount, stopBody } from '../helpers/
 import { riderApp } from '../helpers/riders';
 import { readOutbox } from '../../db/sms-outbox';
 import type { Handover } from '../../clients/typescript/src';
-import { createApiKey, createPartner } from '../../db/accounts';
-import { hashPassword } from '../../api/dashboard/passwords';
-import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
+import { liveDashboardOwner } from '../helpers/dashboard';
 
 // Proof of delivery (GET /partner/deliveries/{id}/proof) over real HTTP, with photos in local
 // files served by the API's own signed links. Links live 6 s here, so their end can be seen.
@@ -178,11 +176,7 @@ describe('proof of delivery', () => {
 
 describe("the dashboard's delivery page", () => {
   it('shows each hand-over with how it was checked, when, where, and its photo', async () => {
-    const email = uniqueEmail();
-    const password = 'correct horse battery';
-    const em = stack.orm.em.fork();
-    const { partnerId } = await createPartner(em, { email, businessName: 'Osu Books', passwordHash: await hashPassword(password), confirmed: true });
-    const { apiKey } = await createApiKey(em, { partnerId, label: 'live', mode: 'live' });
+    const { apiKey, dashboard } = await liveDashboardOwner(stack);
     await registerAccount(stack.baseUrl, apiKey);
     const rider = await riderApp(stack.baseUrl, stack.orm);
     const created = await book(stack.baseUrl, apiKey, {
@@ -192,9 +186,6 @@ describe("the dashboard's delivery page", () => {
     await rider.take(created.id);
     await rider.pickup(created.id);
     await rider.depart(created.id);
-    const dashboard = dashboardClient(stack.baseUrl);
-    await dashboard.logIn(email, password);
-    await dashboard.submit('/dashboard/deliveries', '/dashboard/mode', { mode: 'live', back: '/dashboard/deliveries' });
     const proofPanel = async () => {
       const page = await dashboard.get(`/dashboard/deliveries/${created.id}`);
       expect(page.status).toBe(200);

@@ -1,6 +1,7 @@
 import type { WebhookDelivery } from '../../domain/webhook-delivery';
 import { DELIVERY_STATUSES } from '../../domain/lifecycle';
 import type { DeliveryResource } from '../../domain/delivery-view';
+import type { PaymentTrailEntry } from '../../domain/payment-trail';
 import { html, type Html } from './html';
 import { copyField } from './copy';
 import { badge, cedis, statusText, when } from './format';
@@ -164,7 +165,7 @@ const PAYMENT_CHANGE_BY: Record<string, string> = {
  * The payment as it changed. A change after the delivery's last status gets no webhook (the
  * contract has none for payments): it is marked, as the partner learns of it only by reading again.
  */
-function paymentSection(trail: PaymentTrailView[]): Html {
+function paymentSection(trail: PaymentTrailEntry[]): Html {
   return html`<section class="panel" aria-labelledby="payment-title">
     <h2 id="payment-title">Payment trail</h2>
     ${
@@ -181,16 +182,6 @@ function paymentSection(trail: PaymentTrailView[]): Html {
   </section>`;
 }
 
-/** A payment trail entry as the page shows it (db/debits.ts `paymentTrail`). */
-export interface PaymentTrailView {
-  at: Date;
-  from: string;
-  to: string;
-  reason: string | null;
-  by: string;
-  afterFinalWebhook: boolean;
-}
-
 export function deliveryPage(
   ctx: PageContext,
   d: DeliveryResource,
@@ -198,7 +189,7 @@ export function deliveryPage(
   webhookSet: boolean,
   texts: TextView[],
   proof: HandoverView[],
-  payments: PaymentTrailView[] = [],
+  payments: PaymentTrailEntry[] = [],
 ): Html {
   const drops = [...d.additional_stops.map((s) => ({ ...s, final: false })), { ...d, status: d.status, final: true }];
   return layout(
