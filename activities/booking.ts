@@ -2,6 +2,7 @@ import { randomInt } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as bookings from '../db/bookings';
+import { applyContactChange } from '../db/contact-changes';
 import * as deliveries from '../db/deliveries';
 import * as deliveryStops from '../db/delivery-stops';
 import type { Delivery } from '../db/entities';
@@ -10,6 +11,7 @@ import * as smsOutbox from '../db/sms-outbox';
 import * as textBudget from '../db/text-budget';
 import { FINAL_DROP, hashHandoverCode } from '../domain/handover-code-hash';
 import { isTerminal } from '../domain/lifecycle';
+import type { ContactChange } from '../workflows/messages';
 import type { ActivityDeps } from './deps';
 
 export function createBookingActivities({ orm, sms, logger, settings }: ActivityDeps) {
@@ -88,6 +90,23 @@ export function createBookingActivities({ orm, sms, logger, settings }: Activity
      * Texts the hand-over codes of an `otp` delivery, retried until the SMS provider takes them.
      * A delivery that has ended needs no code, so an attempt after that sends nothing.
      */
+    /** A partner's change of recipients, written where the rider's app, offers and answers read it. */
+    async recordContactChange({ deliveryId, change }: { deliveryId: string; change: ContactChange }): Promise<void> {
+      await applyContactChange(orm.em.fork(), deliveryId, change);
+    },
+
+    /**
+     * New hand-over codes for the drops whose recipient's phone changed: the old codes are
+     * withdrawn (they stop working at once) and each new recipient is texted one of their own.
+     */
+    async reissueHandoverCodes({ deliveryId, positions }: { deliveryId: string; positions: number[] }): Promise<void> {
+      const em = orm.em.fork();
+      const delivery = await deliveries.find(em, deliveryId);
+      if (!delivery || isTerminal(delivery.status)) return;
+      for (const position of positions) await handoverCodes.withdraw(em, deliveryId, position);
+      await textCodes(em, delivery);
+    },
+
     async textHandoverCodes({ deliveryId }: { deliveryId: string }): Promise<void> {
       const em = orm.em.fork();
       const delivery = await deliveries.find(em, deliveryId);

@@ -1,4 +1,4 @@
-import { ACTIVE_FOR_RIDER, canCancel, canTransition, type DeliveryStatus, type VerificationMethod } from './lifecycle';
+import { ACTIVE_FOR_RIDER, canCancel, canTransition, isTerminal, type DeliveryStatus, type VerificationMethod } from './lifecycle';
 
 /**
  * Whether a rider's step or a partner's cancel is taken, decided once for every caller: the
@@ -30,7 +30,12 @@ export type Step =
   /** A test-mode partner's sandbox ends a job nobody took now, as the dispatch deadline would. */
   | { kind: 'expire' }
   /** An operator hands the job to another rider, or offers it again (`toRiderId` null). */
-  | { kind: 'reassign'; toRiderId: string | null };
+  | { kind: 'reassign'; toRiderId: string | null }
+  /**
+   * A partner changes who receives a drop, or what the parcel is: the additional stops named by
+   * index, and the final drop when `final`.
+   */
+  | { kind: 'change_contacts'; stops: number[]; final: boolean };
 
 /**
  * Kinds of refusal. The workflow raises each as the failure type of that name, and the API maps
@@ -91,6 +96,8 @@ export function refusalFor(delivery: DeliverySnapshot, step: Step): Refusal | nu
       return expireRefusal(delivery.status);
     case 'reassign':
       return reassignRefusal(delivery, step.toRiderId);
+    case 'change_contacts':
+      return changeContactsRefusal(delivery, step.stops);
     default:
       return riderStepRefusal(delivery, step);
   }
@@ -120,6 +127,23 @@ export function cancelRefusal(status: DeliveryStatus): Refusal | null {
 /** Only a job still pending, which no rider has accepted, can expire: the dispatch deadline's rule. */
 export function expireRefusal(status: DeliveryStatus): Refusal | null {
   return canTransition(status, 'expired') ? null : refuse(REFUSAL.invalidTransition, `A delivery that is ${status} can no longer expire`, status);
+}
+
+/**
+ * A drop's recipient and parcel may change until it is handed over: an ended delivery takes no
+ * change, and neither does a stop already handed over (the final drop is handed over last).
+ */
+export function changeContactsRefusal({ status, stopsCompleted, stopsTotal }: Pick<DeliverySnapshot, 'status' | 'stopsCompleted' | 'stopsTotal'>, stops: number[]): Refusal | null {
+  if (isTerminal(status)) return refuse(REFUSAL.invalidTransition, `A delivery that is ${status} can no longer be changed`, status);
+  for (const index of stops) {
+    if (!Number.isInteger(index) || index < 0 || index >= stopsTotal) {
+      return refuse(REFUSAL.invalidTransition, `This delivery has no additional stop ${index}`, status, { additional_stops: `has no stop ${index}` });
+    }
+    if (index < stopsCompleted) {
+      return refuse(REFUSAL.invalidTransition, `Stop ${index} is already handed over`, status, { additional_stops: `stop ${index} is already handed over` });
+    }
+  }
+  return null;
 }
 
 function riderStepRefusal(delivery: DeliverySnapshot, step: Extract<Step, { riderId: string }>): Refusal | null {

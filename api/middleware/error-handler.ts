@@ -38,6 +38,8 @@ const READABLE: Record<string, string> = {
   [`must match pattern "${NOT_BLANK}"`]: 'must not be blank',
   [`must match pattern "${UUID_PATTERN}"`]: 'must be a UUID',
   [MALFORMED_URI]: 'is not valid percent-encoding',
+  // A field a request may name only to be told so (a delivery's place, in a change of booking).
+  'must NOT be valid': 'cannot be changed',
 };
 
 function fieldDetails(errors: { path: string; message: string }[]): Record<string, string> {

@@ -172,6 +172,28 @@ export function buildOpenApiDocument(): Json {
         parameters: [idParam('Delivery id')],
         responses: { '200': jsonResponse('The delivery', delivery), '404': errorResponse('Unknown delivery'), ...keyedErrors },
       },
+      patch: {
+        ...partner,
+        tags: ['Partner'],
+        summary: 'Change who receives a delivery, or what the parcel is',
+        description:
+          'Until each drop is handed over: its `recipient_name`, `recipient_phone` and `package_description`, for the final ' +
+          'drop-off at the top level and for each additional stop by `index`. The rider sees the change at once; no webhook is ' +
+          'sent, as the status does not change. With `verification_method: otp`, a changed phone is texted a new code and the ' +
+          'old code stops working.',
+        operationId: 'changeDelivery',
+        parameters: [idParam('Delivery id'), idempotencyHeader],
+        requestBody: jsonBody(ref('DeliveryChangeRequest', S.DeliveryChangeRequest)),
+        responses: {
+          '200': jsonResponse('The delivery as changed', delivery),
+          '404': errorResponse('Unknown delivery'),
+          '409': errorResponse('Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After)'),
+          ...keyedErrors,
+          '400': errorResponse(
+            'Invalid request (`details` lists each field at fault); or too late: the delivery has ended, or a stop named is already handed over or is not there (`details.status` is its status, `details.additional_stops` says which stop)',
+          ),
+        },
+      },
     },
     '/partner/deliveries/{id}/proof': {
       get: {

@@ -484,3 +484,37 @@ export const RiderJob = Type.Object(
   { $id: 'RiderJob' },
 );
 export const HandoverRequest = Type.Object({ otp: Type.Optional(Type.String({ maxLength: 12 })) }, { $id: 'HandoverRequest' });
+
+/** New details of one drop; each field left out stays as it is, and a null description clears it. */
+const DropContactChange = {
+  recipient_name: Type.Optional(PersonName),
+  recipient_phone: Type.Optional(GhanaPhone),
+  package_description: Type.Optional(Nullable(Description)),
+  // Named so that a change of place is refused, not dropped unseen with the unknown fields.
+  dropoff_address: Type.Optional(Type.Never({ description: 'Cannot be changed: only the recipient and the package description can' })),
+  dropoff_lat: Type.Optional(Type.Never({ description: 'Cannot be changed' })),
+  dropoff_lng: Type.Optional(Type.Never({ description: 'Cannot be changed' })),
+};
+
+export const DeliveryChangeRequest = Type.Object(
+  {
+    ...DropContactChange,
+    additional_stops: Type.Optional(
+      Type.Array(
+        Type.Object(
+          { index: Type.Integer({ minimum: 0, maximum: LIMITS.stops - 1, description: 'The stop in `additional_stops`, from 0' }), ...DropContactChange },
+          { additionalProperties: false, minProperties: 2 },
+        ),
+        { minItems: 1, maxItems: LIMITS.stops },
+      ),
+    ),
+  },
+  {
+    $id: 'DeliveryChangeRequest',
+    additionalProperties: false,
+    minProperties: 1,
+    description:
+      "Who receives the final drop-off and each additional stop (by `index`), and what the parcel is, until that drop is handed over. An `otp` delivery texts a new code to a changed phone, and the old code stops working.",
+  },
+);
+export type DeliveryChangeRequest = Static<typeof DeliveryChangeRequest>;

@@ -12,19 +12,21 @@ import { throwIfRefused } from '../refusals';
 import { idempotencyClaimOf, idempotent } from './idempotent-requests';
 import { partnerOf } from '../middleware/partner-auth';
 import { storableText } from './storable-text';
-import type { BookingRequest } from '../openapi/schemas';
+import type { BookingRequest, DeliveryChangeRequest } from '../openapi/schemas';
 import { createBookingService } from './booking-service';
+import { createContactChanges } from './contact-changes';
 import { endJobCalls } from '../masked-calls';
 import { refuseEnded, sendDeliveryUpdate } from '../temporal/delivery-updates';
 import { refreshRecordEta } from '../live-eta';
 import { VersionedViewCache, sendJsonBytes } from '../view-cache';
 import { createProofView } from './proof-view';
 
-/** Booking, listing, fetching and cancelling a partner's deliveries. */
+/** Booking, listing, fetching, changing and cancelling a partner's deliveries. */
 export function createDeliveriesRouter(deps: AppDeps): Router {
   const { orm, settings } = deps;
   const router = Router();
   const bookings = createBookingService(deps);
+  const changeContacts = createContactChanges(deps);
   // A staging deployment (ALLOW_SANDBOX_IN_PRODUCTION) books live deliveries no money pays for.
   const livePaymentsSandboxed = sandboxedInProduction(settings).includes('payments');
 
@@ -104,6 +106,15 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     // Each read signs its photo links afresh; a kept copy would hand out links nearer their end.
     res.setHeader('Cache-Control', 'no-store');
     res.json(proof);
+  });
+
+  // Who receives each drop, and what the parcel is, until that drop is handed over.
+  router.patch('/partner/deliveries/:id', storableText, idempotent(deps, 'delivery-changes'), async (req, res) => {
+    const { partnerId, mode } = partnerOf(res);
+    const parts = await ownDelivery(partnerId, mode, req.params.id as string);
+    await changeContacts(parts, req.body as DeliveryChangeRequest);
+    const fresh = await deliveries.load(orm.em.fork(), parts.delivery.id);
+    res.json(deliveryView(fresh ?? parts, settings.siteUrl));
   });
 
   router.post('/partner/deliveries/:id/cancel', async (req, res) => {

@@ -6,7 +6,7 @@ import type { DeliveryParts } from '../../domain/delivery-view';
 import type { LatLng } from '../../domain/geo';
 import { FINAL_DROP, type DeliveryStatus } from '../../domain/lifecycle';
 import { MANUAL_SANDBOX_RIDER_NAME, sandboxProof, type SandboxProof, type SandboxStep } from '../../domain/sandbox-rider';
-import { noLongerAvailable, refusalFor, type DeliverySnapshot, type Step } from '../../domain/steps';
+import { noLongerAvailable, refusalFor, type Step } from '../../domain/steps';
 import {
   acceptUpdate,
   completeStopUpdate,
@@ -17,6 +17,7 @@ import {
   type DeliveryState,
   type RiderAction,
 } from '../../workflows/messages';
+import { snapshotOf } from './delivery-snapshot';
 import type { AppDeps } from '../app-deps';
 import { ApiError } from '../api-error';
 import { refusalError, throwIfRefused } from '../refusals';
@@ -31,17 +32,6 @@ import { sendDeliveryUpdate, type WhenEnded } from '../temporal/delivery-updates
 export function createSandboxSteps(deps: AppDeps) {
   const { orm } = deps;
   const statusOf = (deliveryId: string) => () => deliveries.statusOf(orm.em.fork(), deliveryId);
-
-  /** The delivery as the step rules see it, read from Postgres. */
-  function snapshotOf({ delivery, stops }: DeliveryParts): DeliverySnapshot {
-    return {
-      status: delivery.status,
-      stopsCompleted: stops.filter((stop) => stop.status === 'delivered').length,
-      stopsTotal: stops.length,
-      verificationMethod: delivery.verificationMethod,
-      riderId: delivery.riderId ?? null,
-    };
-  }
 
   /** The proof the booking asks for, brought by the sandbox rider itself (as the robo rider does). */
   async function proofFor({ delivery }: DeliveryParts, position: number): Promise<SandboxProof> {

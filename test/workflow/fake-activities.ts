@@ -2,7 +2,7 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Activities } from '../../activities';
 import type { CodeMatch } from '../../activities/handover-code-check';
 import type { DebitResult } from '../../integrations/mobile-money/gateway';
-import { DEBIT_STORE_UNAVAILABLE } from '../../workflows/messages';
+import { DEBIT_STORE_UNAVAILABLE, type ContactChange } from '../../workflows/messages';
 
 /** How the fake Mobile Money network answers a debit request. */
 export type DebitBehaviour =
@@ -53,6 +53,10 @@ export class FakeWorld {
   /** How long a rider's accept and other status changes take to write, so races can be arranged. */
   acceptWriteMs = 0;
   transitionWriteMs = 0;
+  /** Each change of recipients written, in order. */
+  readonly contactChanges: ContactChange[] = [];
+  /** The drops whose code was issued anew, each time, by position. */
+  readonly reissuedCodes: number[][] = [];
 
   statuses(): string[] {
     return this.transitions.map((t) => t.status);
@@ -71,6 +75,13 @@ export function createFakeActivities(world: FakeWorld): Activities {
       return { found: 0, outcomes: {} };
     },
     async textHandoverCodes() {},
+    async recordContactChange({ change }) {
+      world.contactChanges.push(change);
+    },
+    async reissueHandoverCodes({ positions }) {
+      world.reissuedCodes.push(positions);
+      for (const position of positions) world.issuedCodes.delete(position);
+    },
     async recordTransition({ status, riderId }) {
       await pause(world.transitionWriteMs);
       // As Postgres keeps it: one event per status, so a write tried again (a local activity run

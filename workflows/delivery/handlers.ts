@@ -3,6 +3,7 @@ import {
   acceptUpdate,
   attentionSignal,
   cancelUpdate,
+  changeContactsUpdate,
   completeStopUpdate,
   deliverUpdate,
   departUpdate,
@@ -32,6 +33,7 @@ export function handleMessages(delivery: Delivery): void {
   setHandler(completeStopUpdate, (action) => delivery.completeStop(action), { validator: (action) => delivery.checkStop(action) });
   setHandler(deliverUpdate, (action) => delivery.deliver(action), { validator: (action) => delivery.checkDeliver(action) });
   setHandler(cancelUpdate, () => delivery.cancel(), { validator: () => delivery.checkCancel() });
+  setHandler(changeContactsUpdate, (change) => delivery.changeContacts(change), { validator: (change) => delivery.checkChangeContacts(change) });
   setHandler(expireUpdate, () => delivery.moveTo('expired'), { validator: () => delivery.checkExpire() });
   setHandler(reassignUpdate, (to) => delivery.reassign(to), { validator: (to) => delivery.checkReassign(to) });
   setHandler(attentionSignal, ({ needed }) => delivery.markAttention(needed));

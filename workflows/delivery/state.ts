@@ -10,6 +10,7 @@ import {
   type DeliveryWorkflowInput,
   type HandoverAction,
   type HandoverProof,
+  type ContactChange,
   type RiderAction,
   type StopHandoverAction,
 } from '../messages';
@@ -150,6 +151,16 @@ export class Delivery {
     throwIfRefused(refusalFor(this.rulesView(), { kind: 'reassign', toRiderId: riderId }));
   }
 
+  /** Drops already handed over, or being handed over now, take no change of recipient. */
+  checkChangeContacts(change: ContactChange): void {
+    const final = change.recipientName !== undefined || change.recipientPhone !== undefined || change.packageDescription !== undefined;
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'change_contacts', stops: change.stops.map((s) => s.index), final }));
+    if (!this.handingOver) return;
+    const beingHandedOver = this.stopsCompleted < this.input.stops.length ? this.stopsCompleted : FINAL_DROP;
+    const touched = [...change.stops.map((s) => s.index), ...(final ? [FINAL_DROP] : [])];
+    if (touched.includes(beingHandedOver)) throw failureOf(handoverInProgress(this.status));
+  }
+
   /** A drop locked after wrong codes, or busy comparing another, refuses a code before it is compared. */
   private checkCodeLock(proof: HandoverProof, position: number): void {
     const refused = proof.kind === 'otp' ? this.codes.refusalNow(position) : null;
@@ -239,6 +250,23 @@ export class Delivery {
       // Before the pickup the parcel is at the pickup; after it, with the silent rider.
       const near: LatLng = this.status === 'accepted' || !formerPosition ? this.input.pickup : formerPosition;
       this.recorder.track(this.offerAgain(this, former, near));
+    }
+    return this.snapshot();
+  }
+
+  /**
+   * A partner's change of recipients: written to Postgres (where the rider's app and offers read
+   * it) in one step; a drop whose phone changed on an `otp` delivery gets a new code, and its old
+   * one stops working. No status changes, so no webhook.
+   */
+  async changeContacts(change: ContactChange): Promise<DeliveryState> {
+    await this.recorder.write(() => this.acts.db.recordContactChange({ deliveryId: this.input.deliveryId, change }));
+    if (this.input.verificationMethod === 'otp') {
+      const positions = [
+        ...change.stops.filter((s) => s.recipientPhone !== undefined).map((s) => s.index),
+        ...(change.recipientPhone !== undefined ? [FINAL_DROP] : []),
+      ];
+      if (positions.length > 0) await this.acts.texting.reissueHandoverCodes({ deliveryId: this.input.deliveryId, positions });
     }
     return this.snapshot();
   }

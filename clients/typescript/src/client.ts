@@ -6,6 +6,7 @@ import type { paths } from './schema';
 import type {
   BookingRequest,
   Deleted,
+  DeliveryChangeRequest,
   Delivery,
   Handover,
   ListDeliveriesQuery,
@@ -119,6 +120,12 @@ export function createPartnerClient(options: PartnerClientOptions) {
       /** One delivery with its whole event trail: what polling reads. */
       get: async (id: string, { signal }: CallOptions = {}): Promise<Delivery> =>
         body(await raw.GET('/partner/deliveries/{id}', { params: { path: { id } }, signal })),
+      /**
+       * Changes who receives the final drop and each stop (by index), or the parcel's description,
+       * until that drop is handed over; after that, 400 with `details.status`.
+       */
+      change: async (id: string, change: DeliveryChangeRequest, { idempotencyKey, signal }: IdempotentCallOptions = {}): Promise<Delivery> =>
+        body(await raw.PATCH('/partner/deliveries/{id}', { params: { path: { id }, ...idempotency(idempotencyKey) }, body: change, signal })),
       /** Cancels until the rider holds the parcel; after that, 400 with `details.status`. */
       cancel: async (id: string, { signal }: CallOptions = {}): Promise<Delivery> =>
         body(await raw.POST('/partner/deliveries/{id}/cancel', { params: { path: { id } }, signal })),

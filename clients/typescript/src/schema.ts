@@ -78,7 +78,11 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
-        patch?: never;
+        /**
+         * Change who receives a delivery, or what the parcel is
+         * @description Until each drop is handed over: its `recipient_name`, `recipient_phone` and `package_description`, for the final drop-off at the top level and for each additional stop by `index`. The rider sees the change at once; no webhook is sent, as the status does not change. With `verification_method: otp`, a changed phone is texted a new code and the old code stops working.
+         */
+        patch: operations["changeDelivery"];
         trace?: never;
     };
     "/partner/deliveries/{id}/proof": {
@@ -699,6 +703,39 @@ export interface components {
              */
             quote_id?: string;
         };
+        /** @description Who receives the final drop-off and each additional stop (by `index`), and what the parcel is, until that drop is handed over. An `otp` delivery texts a new code to a changed phone, and the old code stops working. */
+        DeliveryChangeRequest: {
+            recipient_name?: string;
+            /**
+             * Format: ghana-phone
+             * @description Ghana format +233XXXXXXXXX, a number in use (checked with libphonenumber)
+             */
+            recipient_phone?: string;
+            package_description?: string | null;
+            /** @description Cannot be changed: only the recipient and the package description can */
+            dropoff_address?: unknown;
+            /** @description Cannot be changed */
+            dropoff_lat?: unknown;
+            /** @description Cannot be changed */
+            dropoff_lng?: unknown;
+            additional_stops?: {
+                /** @description The stop in `additional_stops`, from 0 */
+                index: number;
+                recipient_name?: string;
+                /**
+                 * Format: ghana-phone
+                 * @description Ghana format +233XXXXXXXXX, a number in use (checked with libphonenumber)
+                 */
+                recipient_phone?: string;
+                package_description?: string | null;
+                /** @description Cannot be changed: only the recipient and the package description can */
+                dropoff_address?: unknown;
+                /** @description Cannot be changed */
+                dropoff_lat?: unknown;
+                /** @description Cannot be changed */
+                dropoff_lng?: unknown;
+            }[];
+        };
         Handover: {
             stop_index: number | null;
             /** @enum {string} */
@@ -1310,6 +1347,117 @@ export interface operations {
             };
             /** @description Unknown delivery */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body over 100 kB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Body is not JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Rate limited */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Internal error, with a request id in details */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A backing service is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeDelivery: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Same key and body within 24 h replays the first answer; a different body is 409. A repeat sent while the first request is still running waits for its answer; if the first is still unresolved when it may no longer answer, the repeat is 409 with Retry-After, and never names a booking that the first may yet withdraw. */
+                "Idempotency-Key"?: string;
+            };
+            path: {
+                /** @description Delivery id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DeliveryChangeRequest"];
+            };
+        };
+        responses: {
+            /** @description The delivery as changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Delivery"];
+                };
+            };
+            /** @description Invalid request (`details` lists each field at fault); or too late: the delivery has ended, or a stop named is already handed over or is not there (`details.status` is its status, `details.additional_stops` says which stop) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Missing, malformed, unknown or revoked key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unknown delivery */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
