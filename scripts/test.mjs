@@ -1,7 +1,7 @@
 // `npm test`: the same preparation as `npm start` (on ports of its own), then every test.
 // Extra arguments go to jest: `npm test -- test/integration/lifecycle.test.ts`.
-import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ensureChromium, ensureDependencies, onProjectNode, ensureTemporalCli, root, say } from './lib/prepare.mjs';
 
@@ -20,9 +20,6 @@ async function main() {
   await onProjectNode();
   const cli = ensureTemporalCli();
   const chromium = ensureChromium();
-  // The photo-store tests start their own S3-compatible server (test/helpers/seaweedfs.ts).
-  const { ensureSeaweedfs } = await import('./lib/seaweedfs.mjs');
-  const seaweedfs = ensureSeaweedfs();
   const { startTemporal, migrate, freePort } = await import('./lib/stack.mjs');
   const { startEmbeddedPostgres, copyDatabase } = await import('./lib/embedded-postgres.mjs');
   // Each run has its own folder, so two runs (say, two terminals) never share a database.
@@ -76,6 +73,25 @@ async function main() {
     const compiled = path.join(dataDir, 'dist');
     if (run('Compiling the source tree to JavaScript', process.execPath, ['scripts/build.mjs', compiled]) !== 0) return 1;
 
+    // The photo-store tests start their own S3-compatible server (test/helpers/seaweedfs.ts). A
+    // SeaweedFS not built yet (a new machine: a few minutes of `go build`) is built while the
+    // other suites run; those tests wait for it (TEST_SEAWEEDFS_STATUS).
+    const { ensureSeaweedfs, seaweedfsPath } = await import('./lib/seaweedfs.mjs');
+    const seaweedfs = seaweedfsPath();
+    const seaweedfsStatus = path.join(dataDir, 'seaweedfs-build.status');
+    if (existsSync(seaweedfs)) writeFileSync(seaweedfsStatus, 'ok\n');
+    else if (jestArgs.length > 0) {
+      ensureSeaweedfs();
+      writeFileSync(seaweedfsStatus, 'ok\n');
+    } else {
+      say('Building SeaweedFS for the photo-store tests while the other tests run (once; log in the run folder)…');
+      const log = openSync(path.join(dataDir, 'seaweedfs-build.log'), 'a');
+      const build = spawn(process.execPath, [path.join(root, 'scripts/lib/build-seaweedfs.mjs'), seaweedfsStatus], { cwd: root, stdio: ['ignore', log, log] });
+      stops.push(async () => {
+        if (build.exitCode === null) build.kill('SIGTERM');
+      });
+    }
+
     const workersChosen = jestArgs.some((arg) => /^(--maxWorkers|-w|-i$|--runInBand$)/.test(arg));
     const workers = workersChosen ? [] : [`--maxWorkers=${laneUrls.length}`];
 
@@ -106,6 +122,7 @@ async function main() {
       TEST_COMPILED_DIR: compiled,
       CHROMIUM_PATH: chromium,
       TEST_SEAWEEDFS: seaweedfs,
+      TEST_SEAWEEDFS_STATUS: seaweedfsStatus,
       // Servers a test starts itself keep their files here, removed with the run.
       TEST_RUN_DIR: dataDir,
     };

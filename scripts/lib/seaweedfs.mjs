@@ -30,16 +30,21 @@ function makeWritable(dir) {
   }
 }
 
+/** Where the `weed` binary is, or will be once built: SEAWEEDFS_PATH, else the cached build's. */
+export function seaweedfsPath() {
+  if (process.env.SEAWEEDFS_PATH) {
+    if (!existsSync(process.env.SEAWEEDFS_PATH)) throw new Error(`SEAWEEDFS_PATH names ${process.env.SEAWEEDFS_PATH}, which does not exist.`);
+    return process.env.SEAWEEDFS_PATH;
+  }
+  return path.join(cacheDir(), 'weed');
+}
+
 /**
  * The `weed` binary: SEAWEEDFS_PATH when set, else the one built for SEAWEEDFS_VERSION, building
  * it first when missing (a few minutes, once).
  */
 export function ensureSeaweedfs() {
-  if (process.env.SEAWEEDFS_PATH) {
-    if (!existsSync(process.env.SEAWEEDFS_PATH)) throw new Error(`SEAWEEDFS_PATH names ${process.env.SEAWEEDFS_PATH}, which does not exist.`);
-    return process.env.SEAWEEDFS_PATH;
-  }
-  const binary = path.join(cacheDir(), 'weed');
+  const binary = seaweedfsPath();
   if (existsSync(binary)) return binary;
   if (spawnSync('go', ['version'], { stdio: 'ignore' }).status !== 0) {
     throw new Error('SeaweedFS (for the photo-store tests) is missing and Go is not installed to build it: install Go (https://go.dev/dl), or set SEAWEEDFS_PATH.');

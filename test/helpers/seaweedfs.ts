@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
@@ -15,6 +15,22 @@ export interface TestS3 {
   stop(): Promise<void>;
 }
 
+/** How long a first build of SeaweedFS may take on a new machine, while the other suites run. */
+export const SEAWEEDFS_BUILD_WAIT_MS = 15 * 60_000;
+
+/** Waits for `npm test`'s build of SeaweedFS, under way beside the other suites on a new machine. */
+async function builtSeaweedfs(): Promise<void> {
+  const statusFile = process.env.TEST_SEAWEEDFS_STATUS;
+  if (!statusFile) return;
+  const deadline = Date.now() + SEAWEEDFS_BUILD_WAIT_MS;
+  while (!existsSync(statusFile)) {
+    if (Date.now() > deadline) throw new Error(`SeaweedFS was not built within ${SEAWEEDFS_BUILD_WAIT_MS / 60_000} minutes (see seaweedfs-build.log in the run folder)`);
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+  }
+  const status = readFileSync(statusFile, 'utf8').trim();
+  if (status !== 'ok') throw new Error(`Building SeaweedFS ${status} (see seaweedfs-build.log in the run folder)`);
+}
+
 /**
  * A real S3-compatible server (SeaweedFS, built by `npm test`) of this test file's own, on free
  * loopback ports under the run's folder, with one identity and an empty bucket: requests and
@@ -23,6 +39,7 @@ export interface TestS3 {
 export async function startTestS3(): Promise<TestS3> {
   const binary = process.env.TEST_SEAWEEDFS;
   if (!binary) throw new Error('TEST_SEAWEEDFS is missing: run the photo-store tests through `npm test` (`npm test -- <file>`), which builds SeaweedFS');
+  await builtSeaweedfs();
   const root = process.env.TEST_RUN_DIR ?? tmpdir();
   const dataDir = mkdtempSync(path.join(root, 'seaweedfs-'));
   const credentials = { accessKeyId: `test${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };

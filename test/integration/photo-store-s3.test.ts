@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { S3Photos } from '../../integrations/storage/s3-photos';
-import { startTestS3, type TestS3 } from '../helpers/seaweedfs';
+import { SEAWEEDFS_BUILD_WAIT_MS, startTestS3, type TestS3 } from '../helpers/seaweedfs';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { livePartner, book, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
@@ -13,9 +13,10 @@ import type { Handover } from '../../clients/typescript/src';
 // delivery's links pointing partners at the store itself.
 
 let s3: TestS3;
+// On a new machine SeaweedFS is still being built while the first suites run: wait for it.
 beforeAll(async () => {
   s3 = await startTestS3();
-}, 120_000);
+}, SEAWEEDFS_BUILD_WAIT_MS + 120_000);
 afterAll(async () => {
   await s3?.stop();
 });
