@@ -64,7 +64,7 @@ describe('the API description', () => {
 
   it('writes each closed set of values of the contract as a string enum, and a refusal names the values', async () => {
     const document = (await (await fetch(`${stack.baseUrl}/openapi.json`)).json()) as {
-      components: { schemas: Record<string, { properties: Record<string, { type?: string; enum?: string[] }> }> };
+      components: { schemas: Record<string, { properties: Record<string, { type?: string; enum?: string[]; description?: string }> }> };
     };
     const { schemas } = document.components;
     const closed = (schema: string, field: string) => {
@@ -77,6 +77,10 @@ describe('the API description', () => {
     expect(closed('BookingRequest', 'verification_method')).toEqual({ type: 'string', enum: ['none', 'otp', 'photo'] });
     expect(closed('Delivery', 'status')).toEqual({ type: 'string', enum: statuses });
     expect(closed('Delivery', 'payment_status')).toEqual({ type: 'string', enum: ['pending', 'paid', 'failed'] });
+    // A partner who polls learns from the document itself that it may change after the last webhook.
+    expect(schemas['Delivery']!.properties['payment_status']!.description).toMatch(
+      /change once more after the delivery's last webhook, and no webhook is sent for that.*`failed` into `paid`.*`paid` into `failed`.*reads the delivery again/s,
+    );
     expect(closed('PublicTracking', 'status')).toEqual({ type: 'string', enum: statuses });
     expect(closed('PaymentMethodRequest', 'provider')).toEqual({ type: 'string', enum: ['network_a', 'network_b', 'network_c'] });
 
