@@ -30,8 +30,11 @@ export const workerMetrics = {
     if (outcome === 'failed' && final) count('webhook_failures_total', 'Callbacks given up after the last attempt', {});
   },
   /** The final outcome of a delivery's debit. */
-  debit(outcome: string): void {
-    count('debits_total', 'Debits settled, by outcome', { outcome });
+  debit(outcome: string, afterFinalWebhook: boolean): void {
+    count('debits_total', 'Debits settled, by outcome, and whether the delivery had ended (no webhook carries the outcome)', {
+      outcome,
+      after_final_webhook: String(afterFinalWebhook),
+    });
   },
   /** A debit's record set to the gateway's word by the reconciliation. */
   debitCorrection(from: string, to: string, afterFinalWebhook: boolean): void {

@@ -74,9 +74,10 @@ export function createPaymentActivities({ orm, gateways, logger, settings }: Act
      * (a record closed without it is checked again by the reconciliation).
      */
     async recordPayment(outcome: { deliveryId: string; state: 'pending' | 'paid' | 'failed'; reason: string | null; confirmed: boolean }) {
-      await recordDebitOutcome(orm.em, outcome);
-      logger.info('Payment settled', { deliveryId: outcome.deliveryId, state: outcome.state, confirmedByGateway: outcome.confirmed });
-      workerMetrics.debit(outcome.state);
+      const recorded = await recordDebitOutcome(orm.em, outcome);
+      const afterFinalWebhook = recorded?.afterFinalWebhook ?? false;
+      logger.info('Payment settled', { deliveryId: outcome.deliveryId, state: outcome.state, confirmedByGateway: outcome.confirmed, afterFinalWebhook });
+      workerMetrics.debit(outcome.state, afterFinalWebhook);
     },
   };
 }

@@ -57,7 +57,8 @@ const RECORD_OUTCOME = {
     with delivery as (
       update deliveries set payment_status = $2::text, updated_at = now() where id = $1 and payment_status = 'pending')
     update debits set state = $2::text, reason = $3, settled_at = now(), gateway_confirmed = $4::boolean
-    where delivery_id = $1 and state = 'pending'`,
+    where delivery_id = $1 and state = 'pending'
+    returning (select d.status from deliveries d where d.id = $1) as status`,
 };
 
 export async function debitContext(em: EntityManager, deliveryId: string): Promise<DebitContext | undefined> {
@@ -77,8 +78,14 @@ export async function recordDebitRequest(
 export async function recordDebitOutcome(
   em: EntityManager,
   outcome: { deliveryId: string; state: 'pending' | 'paid' | 'failed'; reason: string | null; confirmed: boolean },
-): Promise<void> {
-  await poolQuery(em).query({ ...RECORD_OUTCOME, values: [outcome.deliveryId, outcome.state, outcome.reason, outcome.confirmed] });
+): Promise<{ afterFinalWebhook: boolean } | null> {
+  const { rows } = await poolQuery(em).query<{ status: DeliveryStatus }>({
+    ...RECORD_OUTCOME,
+    values: [outcome.deliveryId, outcome.state, outcome.reason, outcome.confirmed],
+  });
+  const [recorded] = rows;
+  // Settled once the delivery had ended: its last webhook carried `pending`, and none will follow.
+  return recorded ? { afterFinalWebhook: isTerminal(recorded.status) } : null;
 }
 
 /**

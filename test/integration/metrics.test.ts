@@ -154,6 +154,21 @@ describe('business metrics', () => {
     expect(sample(worker, 'temporal_activity_execution_failed', { activity_type: 'sendWebhook' })).toBeGreaterThan(0);
   }, 60_000);
 
+  it('counts a debit settled after its delivery ended apart, as no webhook carries it', async () => {
+    const partner = await makePartner(stack.orm);
+    // Every try of this number times out: the outcome comes after the five tries, long after a cancel.
+    await registerAccount(stack.baseUrl, partner.liveKey, SANDBOX.outage);
+    const before = sample((await scrape(workerMetricsUrl)).text, 'debits_total', { outcome: 'failed', after_final_webhook: 'true' }) ?? 0;
+    const booked = await book(stack.baseUrl, partner.liveKey);
+    const client = api(stack.baseUrl, partner.liveKey);
+    expect((await client.post(`/partner/deliveries/${booked.id}/cancel`)).body).toMatchObject({ status: 'cancelled', payment_status: 'pending' });
+    await stack.temporal.workflow.getHandle(`delivery-${booked.id}`).result();
+
+    expect((await client.get(`/partner/deliveries/${booked.id}`)).body.payment_status).toBe('failed');
+    const { text } = await scrape(workerMetricsUrl);
+    expect((sample(text, 'debits_total', { outcome: 'failed', after_final_webhook: 'true' }) ?? 0) - before).toBe(1);
+  }, 60_000);
+
   it('counts a debit record corrected to the gateway’s word on the worker', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
