@@ -324,7 +324,10 @@ export async function startTopology({
   }
 }
 
-/** What HAProxy's checks say of each API process (`UP`, `DOWN`, `UP 1/2`…), from its stats page. */
+/**
+ * What HAProxy's checks say of each API process (`UP`, `DOWN`, `UP 1/2`…), from its stats page.
+ * @returns {Promise<Record<string, string>>}
+ */
 export async function backendStatus(statsUrl) {
   const csv = await fetch(`${statsUrl};csv`).then((r) => r.text());
   const status = {};
