@@ -174,7 +174,9 @@ export async function startTopology({
   };
   try {
     // Before the builds, which take minutes the first time: a URL that cannot work is told at once.
-    if (databaseUrl) await checkDatabaseUrl(databaseUrl);
+    if (databaseUrl) {
+      await checkDatabaseUrl(databaseUrl, { databases: [...Object.values(temporalDatabases), ...(appDatabase ? [appDatabase] : [])] });
+    }
     const cli = ensureTemporalCli();
     const haproxy = ensureHaproxy();
     const binaries = ensureTemporalServer();
