@@ -99,13 +99,15 @@ async function main() {
     // It starts a production topology of its own on this run's PostgreSQL (the real Temporal
     // server, HAProxy, two API and two worker processes), too much to share two cores with the
     // other suites: a full run runs it alone after them, and `npm test -- test/topology` runs only
-    // it. The server (built once with `go install`) and HAProxy (apt) are prepared here, before
+    // it. The server (built once with `go install`), HAProxy and nginx (apt) are prepared here, before
     // jest's clock starts.
     const topologyRun = jestArgs.length === 0 || jestArgs.some((arg) => arg.includes('topology'));
     if (topologyRun) {
-      const { ensureHaproxy } = await import('./lib/prepare.mjs');
+      const { ensureHaproxy, ensureNginx } = await import('./lib/prepare.mjs');
       const { ensureTemporalServer } = await import('./lib/temporal-server.mjs');
       ensureHaproxy();
+      // The balancer tests run the compose stack's nginx config as well (test/topology/balancer-retries).
+      ensureNginx();
       // The config tests render temporal-docker/config/temporal-sql.yaml with this binary.
       process.env.TEST_TEMPORAL_SERVER = ensureTemporalServer().server;
     }

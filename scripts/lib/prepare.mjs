@@ -118,6 +118,21 @@ export function ensureChromium() {
   });
 }
 
+/**
+ * The topology tests run the compose stack's nginx config (temporal-docker/nginx.conf) too, in
+ * front of stand-in API processes, to see what it retries: Debian's nginx. NGINX_PATH names another.
+ */
+export function ensureNginx() {
+  return ensureDebianPackage({
+    pkg: 'nginx',
+    command: 'nginx',
+    binary: '/usr/sbin/nginx',
+    candidates: [process.env.NGINX_PATH, '/usr/sbin/nginx'],
+    why: 'the topology tests',
+    installArgs: ['--no-install-recommends'],
+  });
+}
+
 /** `npm run topology` and its tests put Debian's HAProxy in front of the API processes. HAPROXY_PATH names another. */
 export function ensureHaproxy() {
   return ensureDebianPackage({

@@ -22,8 +22,9 @@ const FALLBACK = '-fallback';
  * checked every second on /readyz (out after 2 failures, back after 2 successes), and all of
  * them at once when every check fails together. A request that cannot connect to one API process
  * is sent to another (`option redispatch`). One whose process died under it (no answer, or a
- * broken one) is sent again to another only if sending it twice is harmless: a read (GET, HEAD),
- * or a request with an `Idempotency-Key`, which the API answers once whatever the repeats.
+ * broken one) is sent again to another only if sending it twice is harmless: a method HTTP defines
+ * as idempotent (a read, a PUT that sets, a DELETE), or a request with an `Idempotency-Key`, which
+ * the API answers once whatever the repeats. nginx in the compose stack does the same.
  */
 export function haproxyConfig({ port, statsPort, apis }) {
   return `# Written by scripts/lib/topology.mjs; regenerated at every start.
@@ -46,8 +47,9 @@ frontend api
   # Replaces whatever X-Forwarded-For a client sent with the address HAProxy sees, as the compose
   # stack's nginx does, so the APIs (TRUST_PROXY=1) count per-IP limits on the real client.
   http-request set-header X-Forwarded-For %[src]
-  # Only what is safe to send twice is retried once it reached a process (above, retry-on).
-  acl safe_to_repeat method GET HEAD
+  # Only what is safe to send twice is retried once it reached a process (above, retry-on): the
+  # methods HTTP defines as idempotent, which nginx also repeats, and requests with a key.
+  acl safe_to_repeat method GET HEAD OPTIONS PUT DELETE
   acl keyed req.hdr(idempotency-key) -m found
   http-request disable-l7-retry unless safe_to_repeat or keyed
   default_backend apis
@@ -172,7 +174,9 @@ export async function startTopology({
   };
   try {
     // Before the builds, which take minutes the first time: a URL that cannot work is told at once.
-    if (databaseUrl) await checkDatabaseUrl(databaseUrl);
+    if (databaseUrl) {
+      await checkDatabaseUrl(databaseUrl, { databases: [...Object.values(temporalDatabases), ...(appDatabase ? [appDatabase] : [])] });
+    }
     const cli = ensureTemporalCli();
     const haproxy = ensureHaproxy();
     const binaries = ensureTemporalServer();
@@ -322,7 +326,10 @@ export async function startTopology({
   }
 }
 
-/** What HAProxy's checks say of each API process (`UP`, `DOWN`, `UP 1/2`…), from its stats page. */
+/**
+ * What HAProxy's checks say of each API process (`UP`, `DOWN`, `UP 1/2`…), from its stats page.
+ * @returns {Promise<Record<string, string>>}
+ */
 export async function backendStatus(statsUrl) {
   const csv = await fetch(`${statsUrl};csv`).then((r) => r.text());
   const status = {};

@@ -228,7 +228,7 @@ describe('the compose file', () => {
     const config: string = haproxyConfig({ port: 3999, statsPort: 3998, apis: [{ name: 'api-1', port: 4001 }, { name: 'api-2', port: 4002 }] });
     expect(config).toMatch(/^\s*option redispatch 1$/m);
     expect(config).toMatch(/^\s*retry-on conn-failure empty-response junk-response response-timeout$/m);
-    expect(config).toMatch(/^\s*acl safe_to_repeat method GET HEAD$/m);
+    expect(config).toMatch(/^\s*acl safe_to_repeat method GET HEAD OPTIONS PUT DELETE$/m);
     expect(config).toMatch(/^\s*acl keyed req.hdr\(idempotency-key\) -m found$/m);
     expect(config).toMatch(/^\s*http-request disable-l7-retry unless safe_to_repeat or keyed$/m);
   });
