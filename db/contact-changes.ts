@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { ContactChange, DropContactChange } from '../workflows/messages';
+import type { ContactChange, DropContactChange } from '../domain/contact-change';
 
 /** The columns a drop's change sets, in SQL, with their values: only the fields the change names. */
 function assignments(change: DropContactChange): { sql: string[]; values: unknown[] } {

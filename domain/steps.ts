@@ -31,11 +31,8 @@ export type Step =
   | { kind: 'expire' }
   /** An operator hands the job to another rider, or offers it again (`toRiderId` null). */
   | { kind: 'reassign'; toRiderId: string | null }
-  /**
-   * A partner changes who receives a drop, or what the parcel is: the additional stops named by
-   * index, and the final drop when `final`.
-   */
-  | { kind: 'change_contacts'; stops: number[]; final: boolean };
+  /** A partner changes who receives a drop, or what the parcel is: the additional stops it names by index. */
+  | { kind: 'change_contacts'; stops: number[] };
 
 /**
  * Kinds of refusal. The workflow raises each as the failure type of that name, and the API maps

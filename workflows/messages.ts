@@ -4,6 +4,9 @@ import type { DeliveryStatus, PaymentStatus, VerificationMethod } from '../domai
 import type { LatLng } from '../domain/geo';
 import type { SandboxRider } from '../domain/sandbox-rider';
 import type { DeliveryTimings } from '../domain/timings';
+import type { ContactChange } from '../domain/contact-change';
+
+export type { ContactChange, DropContactChange } from '../domain/contact-change';
 
 /**
  * Everything that crosses the boundary of a delivery workflow: its input, the messages the API
@@ -88,18 +91,6 @@ export const cancelUpdate = defineUpdate<DeliveryState, []>('cancel');
 export const expireUpdate = defineUpdate<DeliveryState, []>('expire');
 /** An operator hands the job to another free rider, or offers it again nearby (`riderId` null); the status stays. */
 export const reassignUpdate = defineUpdate<DeliveryState, [{ riderId: string | null }]>('reassign');
-/** New details of one drop: its recipient, and its parcel's description (null clears it). */
-export interface DropContactChange {
-  recipientName?: string;
-  recipientPhone?: string;
-  packageDescription?: string | null;
-}
-
-/** A partner's change of a booking's contacts: the final drop's, and each additional stop's by index. */
-export interface ContactChange extends DropContactChange {
-  stops: (DropContactChange & { index: number })[];
-}
-
 /** A partner changes who receives a drop, or what the parcel is, until that drop is handed over. */
 export const changeContactsUpdate = defineUpdate<DeliveryState, [ContactChange]>('changeContacts');
 /** The street watch found the job's rider silent (or heard from again): the `NeedsAttention` search attribute follows. */

@@ -1,7 +1,8 @@
 import * as deliveries from '../../db/deliveries';
 import type { DeliveryParts } from '../../domain/delivery-view';
 import { refusalFor } from '../../domain/steps';
-import { changeContactsUpdate, type ContactChange, type DropContactChange } from '../../workflows/messages';
+import { dropsTouched, type ContactChange, type DropContactChange } from '../../domain/contact-change';
+import { changeContactsUpdate } from '../../workflows/messages';
 import type { AppDeps } from '../app-deps';
 import { ApiError } from '../api-error';
 import type { DeliveryChangeRequest } from '../openapi/schemas';
@@ -34,11 +35,10 @@ export function createContactChanges(deps: AppDeps) {
   const { orm } = deps;
   return async function changeContacts(parts: DeliveryParts, body: DeliveryChangeRequest): Promise<void> {
     const change = contactChangeOf(body);
-    const final = Object.keys(dropChange(body)).length > 0;
-    if (!final && change.stops.length === 0) {
+    if (dropsTouched(change).length === 0) {
       throw ApiError.badRequest('The request changes nothing', { body: 'name recipient_name, recipient_phone, package_description or additional_stops' });
     }
-    throwIfRefused(refusalFor(snapshotOf(parts), { kind: 'change_contacts', stops: change.stops.map((s) => s.index), final }));
+    throwIfRefused(refusalFor(snapshotOf(parts), { kind: 'change_contacts', stops: change.stops.map((s) => s.index) }));
     await sendDeliveryUpdate(
       deps,
       parts.delivery.id,

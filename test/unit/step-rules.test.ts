@@ -102,6 +102,27 @@ describe('the step rules the workflow and the API share', () => {
     });
   });
 
+  it('takes a change of recipients until each drop is handed over, and none once the delivery ended', () => {
+    const change = (stops: number[]) => ({ kind: 'change_contacts' as const, stops });
+    for (const status of ['pending', 'accepted', 'picked_up', 'in_transit'] as const) {
+      expect(refusalFor(onTheWay({ status }), change([0, 1]))).toBeNull();
+    }
+    expect(refusalFor(onTheWay({ stopsCompleted: 1 }), change([0]))).toEqual({
+      kind: REFUSAL.invalidTransition,
+      message: 'Stop 0 is already handed over',
+      details: { status: 'in_transit', additional_stops: 'stop 0 is already handed over' },
+    });
+    expect(refusalFor(onTheWay({ stopsCompleted: 1 }), change([1]))).toBeNull();
+    expect(refusalFor(onTheWay(), change([2]))).toMatchObject({ kind: REFUSAL.invalidTransition, details: { additional_stops: 'has no stop 2' } });
+    for (const status of ['delivered', 'cancelled', 'expired'] as const) {
+      expect(refusalFor(onTheWay({ status }), change([]))).toEqual({
+        kind: REFUSAL.invalidTransition,
+        message: `A delivery that is ${status} can no longer be changed`,
+        details: { status },
+      });
+    }
+  });
+
   it('keeps the final drop until every stop is handed over, naming the next stop', () => {
     expect(refusalFor(onTheWay({ stopsCompleted: 1 }), { kind: 'deliver', riderId: KOFI, proof: 'none' })).toEqual({
       kind: REFUSAL.invalidTransition,

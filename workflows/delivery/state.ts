@@ -15,6 +15,7 @@ import {
   type StopHandoverAction,
 } from '../messages';
 import type { DeliveryActivities } from './activities';
+import { dropsTouched } from '../../domain/contact-change';
 import { HandoverCodeLockout } from './handover-code-lockout';
 import { Recorder } from './recorder';
 import { codeFailure, failureOf, throwIfRefused } from './refusal';
@@ -153,12 +154,10 @@ export class Delivery {
 
   /** Drops already handed over, or being handed over now, take no change of recipient. */
   checkChangeContacts(change: ContactChange): void {
-    const final = change.recipientName !== undefined || change.recipientPhone !== undefined || change.packageDescription !== undefined;
-    throwIfRefused(refusalFor(this.rulesView(), { kind: 'change_contacts', stops: change.stops.map((s) => s.index), final }));
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'change_contacts', stops: change.stops.map((s) => s.index) }));
     if (!this.handingOver) return;
     const beingHandedOver = this.stopsCompleted < this.input.stops.length ? this.stopsCompleted : FINAL_DROP;
-    const touched = [...change.stops.map((s) => s.index), ...(final ? [FINAL_DROP] : [])];
-    if (touched.includes(beingHandedOver)) throw failureOf(handoverInProgress(this.status));
+    if (dropsTouched(change).includes(beingHandedOver)) throw failureOf(handoverInProgress(this.status));
   }
 
   /** A drop locked after wrong codes, or busy comparing another, refuses a code before it is compared. */
