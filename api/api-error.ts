@@ -36,8 +36,8 @@ export class ApiError extends Error {
     return new ApiError(404, 'not_found', message);
   }
 
-  static conflict(message: string, details: Record<string, unknown> = {}) {
-    return new ApiError(409, 'conflict', message, details);
+  static conflict(message: string, details: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
+    return new ApiError(409, 'conflict', message, details, headers);
   }
 
   /** A known path asked with a method it does not take; `allow` is the `Allow` header's value. */

@@ -202,17 +202,18 @@ export async function paymentTrail(em: EntityManager, deliveryId: string): Promi
        select max(e.created_at) as at from delivery_events e
         where e.delivery_id = ? and e.status in ('delivered', 'cancelled', 'expired')
      ), first_outcome as (
-       -- The first outcome is the one before any correction: the earliest correction's from_state.
-       select b.settled_at as at, 'pending' as from_state,
-              coalesce((select c.from_state from debit_corrections c where c.delivery_id = b.delivery_id order by c.id limit 1), b.state) as to_state,
-              case when exists (select 1 from debit_corrections c where c.delivery_id = b.delivery_id) then null else b.reason end as reason,
-              'workflow' as by, 0::bigint as seq
-         from debits b where b.delivery_id = ? and b.settled_at is not null
-           and coalesce((select c.from_state from debit_corrections c where c.delivery_id = b.delivery_id order by c.id limit 1), b.state) <> 'pending'
+       -- The debit's own outcome is what the earliest correction corrected, else what it says now.
+       select b.settled_at as at, 'pending' as from_state, coalesce(first.from_state, b.state) as to_state,
+              case when first.from_state is null then b.reason end as reason, 'workflow' as by, 0::bigint as seq
+         from debits b
+         left join lateral (
+           select c.from_state from debit_corrections c where c.delivery_id = b.delivery_id order by c.id limit 1
+         ) first on true
+        where b.delivery_id = ? and b.settled_at is not null
      )
      select t.at, t.from_state, t.to_state, t.reason, t.by,
             coalesce(t.at > (select at from ended), false) as after_final
-       from (select * from first_outcome
+       from (select * from first_outcome where to_state <> 'pending'
              union all
              select c.created_at, c.from_state, c.to_state, c.reason, c.trigger, c.id from debit_corrections c where c.delivery_id = ?) t
       order by t.seq, t.at`,

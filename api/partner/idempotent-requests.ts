@@ -166,7 +166,7 @@ export function idempotent({ orm, logger }: AppDeps, scope: string, options: Ide
       // Unresolved: wait while the first request may still answer, by its own deadline.
       waitUntil ??= arrived + Math.min(WAIT_FOR_FIRST_MS, Math.max(0, firstRequestMs - stored.age_ms));
       if (Date.now() >= waitUntil) {
-        throw new ApiError(409, 'conflict', 'The first request with this Idempotency-Key has not finished; send it again shortly', {}, {
+        throw ApiError.conflict('The first request with this Idempotency-Key has not finished; send it again shortly', {}, {
           'Retry-After': String(RETRY_AFTER_SECONDS),
         });
       }
