@@ -383,6 +383,9 @@ describe('the rider app in a phone browser', () => {
     await page.goto(rider.sign_in_url);
     await page.getByRole('switch', { name: 'Go online' }).tap();
     await page.getByText('You are online', { exact: true }).waitFor();
+    // The switch shows online at once; the service records it when the app's request lands, and
+    // only then can the street watch set the rider offline (else the request would undo it).
+    await eventually(async () => (await riderRow(stack.orm, rider.rider_id))?.online === true, 10_000, 'the service to record the rider online');
     // What a round of the street watch leaves for a rider silent too long.
     await setRider(stack.orm, rider.rider_id, { online: false, offline_reason: 'silent' });
     // The phone comes back to the screen.
