@@ -2,7 +2,7 @@ import { randomInt } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/activity';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import * as bookings from '../db/bookings';
-import { applyContactChange } from '../db/contact-changes';
+import { applyDeliveryChange, type RecordedFareChange } from '../db/delivery-changes';
 import * as deliveries from '../db/deliveries';
 import * as deliveryStops from '../db/delivery-stops';
 import type { Delivery } from '../db/entities';
@@ -11,7 +11,7 @@ import * as smsOutbox from '../db/sms-outbox';
 import * as textBudget from '../db/text-budget';
 import { FINAL_DROP, hashHandoverCode } from '../domain/handover-code-hash';
 import { isTerminal } from '../domain/lifecycle';
-import type { ContactChange } from '../workflows/messages';
+import type { DeliveryChange } from '../workflows/messages';
 import type { ActivityDeps } from './deps';
 
 export function createBookingActivities({ orm, sms, logger, settings }: ActivityDeps) {
@@ -87,12 +87,11 @@ export function createBookingActivities({ orm, sms, logger, settings }: Activity
     },
 
     /**
-     * Texts the hand-over codes of an `otp` delivery, retried until the SMS provider takes them.
-     * A delivery that has ended needs no code, so an attempt after that sends nothing.
+     * A partner's change, written where the rider's app, offers and answers read it, with the fare
+     * change it makes (and the debit that calls for), if the route was priced again.
      */
-    /** A partner's change of recipients, written where the rider's app, offers and answers read it. */
-    async recordContactChange({ deliveryId, change }: { deliveryId: string; change: ContactChange }): Promise<void> {
-      await applyContactChange(orm.em.fork(), deliveryId, change);
+    async recordDeliveryChange({ deliveryId, change }: { deliveryId: string; change: DeliveryChange }): Promise<RecordedFareChange | null> {
+      return applyDeliveryChange(orm.em.fork(), deliveryId, change);
     },
 
     /**
@@ -107,6 +106,10 @@ export function createBookingActivities({ orm, sms, logger, settings }: Activity
       await textCodes(em, delivery);
     },
 
+    /**
+     * Texts the hand-over codes of an `otp` delivery, retried until the SMS provider takes them.
+     * A delivery that has ended needs no code, so an attempt after that sends nothing.
+     */
     async textHandoverCodes({ deliveryId }: { deliveryId: string }): Promise<void> {
       const em = orm.em.fork();
       const delivery = await deliveries.find(em, deliveryId);

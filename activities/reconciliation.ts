@@ -13,7 +13,7 @@ export type ReconcileTrigger = 'schedule' | 'late-confirmation';
  */
 export function createReconciliationActivities({ orm, gateways, logger }: ActivityDeps) {
   return {
-    /** The debits whose record may not match the gateway (db/debits.ts `toReconcile`). */
+    /** The references of the debits whose record may not match the gateway (db/debits.ts `toReconcile`). */
     async debitsToReconcile(input: { pendingAfterSeconds: number; limit: number }): Promise<string[]> {
       return debits.toReconcile(orm.em.fork(), input);
     },
@@ -21,21 +21,25 @@ export function createReconciliationActivities({ orm, gateways, logger }: Activi
     /**
      * Asks the debit's gateway for its state and sets the record to it. A gateway that does not
      * answer throws, so the activity's retry asks again; one that still says `pending` changes
-     * nothing. Returns the gateway's word and whether the record was corrected to it.
+     * nothing. Returns the gateway's word and whether the record was corrected to it. A debit is
+     * named by its reference; histories recorded before fare changes name the booking's by `deliveryId`.
      */
-    async reconcileDebit({ deliveryId, trigger }: { deliveryId: string; trigger: ReconcileTrigger }): Promise<{ state: DebitState; corrected: boolean }> {
+    async reconcileDebit(input: { deliveryId?: string; reference?: string; trigger: ReconcileTrigger }): Promise<{ state: DebitState; corrected: boolean }> {
+      const reference = input.reference ?? input.deliveryId;
+      if (!reference) throw ApplicationFailure.nonRetryable('reconcileDebit needs a reference', 'BadInput');
+      const { trigger } = input;
       const em = orm.em.fork();
-      const debit = await debits.findForCheck(em, deliveryId);
+      const debit = await debits.findForCheck(em, reference);
       if (!debit) return { state: 'pending', corrected: false };
       const gateway = gateways[debit.mode];
       let word;
       try {
-        word = await gateway.status(deliveryId);
+        word = await gateway.status(reference);
       } catch (error) {
         if (error instanceof GatewayUnavailableError) throw ApplicationFailure.retryable(error.message, 'GatewayUnavailable');
         throw error;
       }
-      const correction = await debits.reconcile(em, deliveryId, { state: word.state, reason: word.reason ?? null }, trigger);
+      const correction = await debits.reconcile(em, reference, { state: word.state, reason: word.reason ?? null }, trigger);
       if (!correction) return { state: word.state, corrected: false };
       // After the delivery's last webhook nobody is told (the contract has no payment event): the
       // dashboard's payment trail and the metric's after_final_webhook label say so.

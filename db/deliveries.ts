@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KeyMode } from '../domain/api-key';
 import type { DeliveryParts } from '../domain/delivery-view';
+import type { FareChange } from '../domain/fare-change';
 import { ACTIVE_FOR_RIDER, type DeliveryStatus } from '../domain/lifecycle';
 import { DeliverySchema, type Delivery, type DeliveryEvent, type DeliveryStop, type Rider } from './entities';
 import { poolQuery, type PoolQuery } from './pool-query';
@@ -55,7 +56,7 @@ export async function exists(em: EntityManager, id: string): Promise<boolean> {
 }
 
 /**
- * Reads of whole deliveries (the row, its stops, its status trail and its rider) in ONE query:
+ * Reads of whole deliveries (the row, its stops, its status trail, its fare changes and its rider) in ONE query:
  * Postgres assembles each delivery as a JSON document, so a read costs one round trip and no
  * ORM hydration. These are the hottest reads of the service (every fetch, every public tracking
  * poll, every webhook body), and on a busy host each extra round trip costs more than the query.
@@ -65,6 +66,11 @@ const PARTS_SQL = `
     'delivery', row_to_json(d),
     'stops', coalesce((select json_agg(s order by s.position) from delivery_stops s where s.delivery_id = d.id), '[]'::json),
     'events', coalesce((select json_agg(e order by e.created_at, e.id) from delivery_events e where e.delivery_id = d.id), '[]'::json),
+    'fare_changes', coalesce((select json_agg(json_build_object(
+        'seq', f.seq, 'previous_total_fare', f.previous_total_fare, 'total_fare', f.total_fare, 'debit_amount', f.debit_amount,
+        'debit_state', case when f.debit_amount > 0 then coalesce(b.state, 'pending') end, 'created_at', f.created_at) order by f.seq)
+      from fare_changes f left join debits b on b.delivery_id = f.delivery_id and b.change_seq = f.seq
+      where f.delivery_id = d.id), '[]'::json),
     'rider', (select row_to_json(r) from (
       select id, name, vehicle, rating, is_robo, online, lat, lng, located_at, active_delivery_id, created_at
       from riders where id = d.rider_id) r)
@@ -95,11 +101,12 @@ function entity<T>(row: Row, dates: readonly string[]): T {
 
 const DELIVERY_DATES = ['scheduledAt', 'deliveredAt', 'etaComputedAt', 'createdAt', 'updatedAt'] as const;
 
-function toParts(json: { delivery: Row; stops: Row[]; events: Row[]; rider: Row | null }): DeliveryParts {
+function toParts(json: { delivery: Row; stops: Row[]; events: Row[]; fare_changes: Row[]; rider: Row | null }): DeliveryParts {
   return {
     delivery: entity<Delivery>(json.delivery, DELIVERY_DATES),
     stops: json.stops.map((s) => entity<DeliveryStop>(s, ['deliveredAt'])),
     events: json.events.map((e) => entity<DeliveryEvent>(e, ['createdAt'])),
+    fareChanges: json.fare_changes.map((f) => entity<FareChange>(f, ['createdAt'])),
     rider: json.rider ? entity<Rider>(json.rider, ['locatedAt', 'createdAt']) : null,
   };
 }

@@ -1,5 +1,6 @@
 import type { Delivery, DeliveryEvent, DeliveryStop, Rider } from '../db/entities';
 import { isLive, recordEta } from './eta';
+import { amountPaid, fareChangesView, type FareChange } from './fare-change';
 import { pesewasToCedis } from './money';
 import { distanceKm } from './pricing';
 import { firstNameAndInitial } from './redaction';
@@ -17,11 +18,13 @@ export interface DeliveryParts {
   delivery: Delivery;
   stops: DeliveryStop[];
   events: DeliveryEvent[];
+  /** Each time a change of places priced the route again, oldest first. */
+  fareChanges: FareChange[];
   rider: Rider | null;
 }
 
 /** The Delivery resource exactly as the REST API returns it (and as webhooks carry it in `data`). */
-export function deliveryView({ delivery: d, stops, events, rider }: DeliveryParts, siteUrl: string) {
+export function deliveryView({ delivery: d, stops, events, fareChanges, rider }: DeliveryParts, siteUrl: string) {
   const eta = recordEta(d.status, d.etaTimes);
   // Where the rider is shows only while they are on this job: where they go next is not the partner's.
   const position = rider && isLive(d.status) && rider.lat != null && rider.lng != null ? rider : null;
@@ -61,6 +64,8 @@ export function deliveryView({ delivery: d, stops, events, rider }: DeliveryPart
     payment_method: 'gateway' as const,
     payment_method_id: d.paymentMethodId,
     payment_status: d.paymentStatus,
+    amount_paid: pesewasToCedis(amountPaid(d, fareChanges)),
+    fare_changes: fareChangesView(fareChanges),
     verification_method: d.verificationMethod,
     scheduled_at: d.scheduledAt ? isoZ(d.scheduledAt) : null,
     additional_stops: [...stops]

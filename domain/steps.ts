@@ -31,8 +31,11 @@ export type Step =
   | { kind: 'expire' }
   /** An operator hands the job to another rider, or offers it again (`toRiderId` null). */
   | { kind: 'reassign'; toRiderId: string | null }
-  /** A partner changes who receives a drop, or what the parcel is: the additional stops it names by index. */
-  | { kind: 'change_contacts'; stops: number[] };
+  /**
+   * A partner changes a booking: the additional stops it names by index, and whether it moves or
+   * renames a place (only while pending) rather than only who receives a drop and what the parcel is.
+   */
+  | { kind: 'change_booking'; stops: number[]; places: boolean };
 
 /**
  * Kinds of refusal. The workflow raises each as the failure type of that name, and the API maps
@@ -82,6 +85,10 @@ export const handoverInProgress = (status: DeliveryStatus): Refusal =>
 export const anotherRiderAccepting = (status: DeliveryStatus): Refusal =>
   refuse(REFUSAL.conflict, 'Another rider is taking this job', status);
 
+/** A change of places priced on a route another change has moved since (or is moving now). */
+export const routeChangedMeanwhile = (status: DeliveryStatus): Refusal =>
+  refuse(REFUSAL.conflict, 'Another change of places was made meanwhile; send this one again', status);
+
 /** Why `step` is refused on `delivery`, or null when the contract's rules allow it. */
 export function refusalFor(delivery: DeliverySnapshot, step: Step): Refusal | null {
   switch (step.kind) {
@@ -93,8 +100,8 @@ export function refusalFor(delivery: DeliverySnapshot, step: Step): Refusal | nu
       return expireRefusal(delivery.status);
     case 'reassign':
       return reassignRefusal(delivery, step.toRiderId);
-    case 'change_contacts':
-      return changeContactsRefusal(delivery, step.stops);
+    case 'change_booking':
+      return changeBookingRefusal(delivery, step.stops, step.places);
     default:
       return riderStepRefusal(delivery, step);
   }
@@ -128,10 +135,18 @@ export function expireRefusal(status: DeliveryStatus): Refusal | null {
 
 /**
  * A drop's recipient and parcel may change until it is handed over: an ended delivery takes no
- * change, and neither does a stop already handed over (the final drop is handed over last).
+ * change, and neither does a stop already handed over (the final drop is handed over last). Places
+ * change only while the delivery is pending: once a rider has taken the job, it is theirs as priced.
  */
-export function changeContactsRefusal({ status, stopsCompleted, stopsTotal }: Pick<DeliverySnapshot, 'status' | 'stopsCompleted' | 'stopsTotal'>, stops: number[]): Refusal | null {
+export function changeBookingRefusal(
+  { status, stopsCompleted, stopsTotal }: Pick<DeliverySnapshot, 'status' | 'stopsCompleted' | 'stopsTotal'>,
+  stops: number[],
+  places: boolean,
+): Refusal | null {
   if (isTerminal(status)) return refuse(REFUSAL.invalidTransition, `A delivery that is ${status} can no longer be changed`, status);
+  if (places && status !== 'pending') {
+    return refuse(REFUSAL.invalidTransition, `Addresses and coordinates change only while the delivery is pending; it is ${status}`, status);
+  }
   for (const index of stops) {
     if (!Number.isInteger(index) || index < 0 || index >= stopsTotal) {
       return refuse(REFUSAL.invalidTransition, `This delivery has no additional stop ${index}`, status, { additional_stops: `has no stop ${index}` });

@@ -6,6 +6,7 @@ import type { Logger } from '../config/logger';
 import { webhooksMayReachPrivateAddresses, type Settings } from '../config/settings';
 import * as debits from '../db/debits';
 import { outboxStore } from '../db/sms-outbox';
+import { parseDebitReference } from '../domain/debit-reference';
 import { deliveryWorkflowId } from '../domain/reference';
 import type { MobileMoneyGateway } from '../integrations/mobile-money/gateway';
 import type { SandboxNetwork } from '../integrations/mobile-money/sandbox';
@@ -52,10 +53,11 @@ export function activityDeps(input: {
 /** The sandbox network confirms debits on its own, like a gateway's callback: tell the workflow. */
 export function signalWhenDebitsSettle(sandbox: SandboxNetwork, temporal: Client, orm: MikroORM): void {
   sandbox.onSettled(async (reference, result) => {
-    if (result.state === 'pending') return;
+    const debit = parseDebitReference(reference);
+    if (result.state === 'pending' || !debit) return;
     await temporal.workflow
-      .getHandle(deliveryWorkflowId(reference))
-      .signal(paymentSettledSignal, { state: result.state, reason: result.reason })
+      .getHandle(deliveryWorkflowId(debit.deliveryId))
+      .signal(paymentSettledSignal, { state: result.state, reason: result.reason, reference })
       // A delivery that has finished: the next reconciliation checks its debit instead.
       .catch(() => debits.requestRecheck(orm.em.fork(), reference).catch(() => undefined));
   });

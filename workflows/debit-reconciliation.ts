@@ -22,16 +22,16 @@ export async function debitReconciliationWorkflow(input: DebitReconciliationInpu
     // A gateway that keeps failing is left for the next round rather than holding this one.
     retry: { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '30 seconds', maximumAttempts: 5 },
   });
-  const deliveryIds = await acts.debitsToReconcile({ pendingAfterSeconds: input.pendingAfterSeconds, limit: input.batch });
+  const references = await acts.debitsToReconcile({ pendingAfterSeconds: input.pendingAfterSeconds, limit: input.batch });
   let corrected = 0;
-  for (let start = 0; start < deliveryIds.length; start += AT_ONCE) {
-    const round = deliveryIds.slice(start, start + AT_ONCE).map((deliveryId) =>
-      acts.reconcileDebit({ deliveryId, trigger: 'schedule' }).then(
+  for (let start = 0; start < references.length; start += AT_ONCE) {
+    const round = references.slice(start, start + AT_ONCE).map((reference) =>
+      acts.reconcileDebit({ reference, trigger: 'schedule' }).then(
         (result) => result.corrected,
         () => false,
       ),
     );
     corrected += (await Promise.all(round)).filter(Boolean).length;
   }
-  return { checked: deliveryIds.length, corrected };
+  return { checked: references.length, corrected };
 }

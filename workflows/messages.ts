@@ -4,9 +4,9 @@ import type { DeliveryStatus, PaymentStatus, VerificationMethod } from '../domai
 import type { LatLng } from '../domain/geo';
 import type { SandboxRider } from '../domain/sandbox-rider';
 import type { DeliveryTimings } from '../domain/timings';
-import type { ContactChange } from '../domain/contact-change';
+import type { DeliveryChange } from '../domain/delivery-change';
 
-export type { ContactChange, DropContactChange } from '../domain/contact-change';
+export type { DeliveryChange, DropChange, Repricing } from '../domain/delivery-change';
 
 /**
  * Everything that crosses the boundary of a delivery workflow: its input, the messages the API
@@ -92,12 +92,17 @@ export const expireUpdate = defineUpdate<DeliveryState, []>('expire');
 /** An operator hands the job to another free rider, or offers it again nearby (`riderId` null); the status stays. */
 export const reassignUpdate = defineUpdate<DeliveryState, [{ riderId: string | null }]>('reassign');
 /** A partner changes who receives a drop, or what the parcel is, until that drop is handed over. */
-export const changeContactsUpdate = defineUpdate<DeliveryState, [ContactChange]>('changeContacts');
+export const changeBookingUpdate = defineUpdate<DeliveryState, [DeliveryChange]>('changeBooking');
+/** The same update under the name histories recorded before places could change give it. */
+export const changeContactsUpdate = defineUpdate<DeliveryState, [DeliveryChange]>('changeContacts');
 /** The street watch found the job's rider silent (or heard from again): the `NeedsAttention` search attribute follows. */
 export const attentionSignal = defineSignal<[{ needed: boolean }]>('attention');
 
-/** The gateway's confirmation of a debit, from its callback or the sandbox network. */
-export const paymentSettledSignal = defineSignal<[{ state: 'paid' | 'failed'; reason?: string }]>('paymentSettled');
+/**
+ * The gateway's confirmation of a debit, from its callback or the sandbox network. `reference`
+ * names the debit (domain/debit-reference.ts); absent, or the delivery id, it is the booking's.
+ */
+export const paymentSettledSignal = defineSignal<[{ state: 'paid' | 'failed'; reason?: string; reference?: string }]>('paymentSettled');
 
 export const stateQuery = defineQuery<DeliveryState>('state');
 

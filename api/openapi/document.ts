@@ -175,22 +175,32 @@ export function buildOpenApiDocument(): Json {
       patch: {
         ...partner,
         tags: ['Partner'],
-        summary: 'Change who receives a delivery, or what the parcel is',
+        summary: 'Change a booking: who receives it, what the parcel is, and while pending where it goes',
         description:
           'Until each drop is handed over: its `recipient_name`, `recipient_phone` and `package_description`, for the final ' +
-          'drop-off at the top level and for each additional stop by `index`. The rider sees the change at once; no webhook is ' +
-          'sent, as the status does not change. With `verification_method: otp`, a changed phone is texted a new code and the ' +
-          'old code stops working.',
+          'drop-off at the top level and for each additional stop by `index`. With `verification_method: otp`, a changed phone ' +
+          'is texted a new code and the old code stops working.\n\n' +
+          'While the delivery is `pending` only: `dropoff_address`, and `dropoff_lat` with `dropoff_lng`, of the final drop-off ' +
+          'and of each stop, inside the service area. New coordinates price the route again: a higher fare debits the difference ' +
+          'from the booking\'s Mobile Money account as a debit of its own (idempotent and reconciled like the booking\'s; ' +
+          '`fare_changes` shows it and its `debit_status`, `amount_paid` what was taken); a lower fare refunds nothing, as the ' +
+          'contract has no refunds. `payment_status` stays the booking\'s own debit. Send `"dry_run": true` first to be told ' +
+          'the new fare, the amount to be debited and that nothing is refunded, with nothing changed.\n\n' +
+          'The rider sees the change at once (offers and the current job); no webhook is sent, as the status does not change.',
         operationId: 'changeDelivery',
         parameters: [idParam('Delivery id'), idempotencyHeader],
         requestBody: jsonBody(ref('DeliveryChangeRequest', S.DeliveryChangeRequest)),
         responses: {
-          '200': jsonResponse('The delivery as changed', delivery),
+          '200': jsonResponse('The delivery as changed; with `dry_run`, what the change would do (nothing changed)', {
+            oneOf: [delivery, ref('DeliveryChangePreview', S.DeliveryChangePreview)],
+          }),
           '404': errorResponse('Unknown delivery'),
-          '409': errorResponse('Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After)'),
+          '409': errorResponse(
+            'Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After); or another change of places, or a rider\'s accept, was being written at the same moment (send it again)',
+          ),
           ...keyedErrors,
           '400': errorResponse(
-            'Invalid request (`details` lists each field at fault); or too late: the delivery has ended, or a stop named is already handed over or is not there (`details.status` is its status, `details.additional_stops` says which stop)',
+            'Invalid request (`details` lists each field at fault); a point outside the service area; or too late: the delivery has ended, a place was named once it was no longer `pending`, or a stop named is already handed over or is not there (`details.status` is its status, `details.additional_stops` says which stop)',
           ),
         },
       },

@@ -41,12 +41,30 @@ export const PaymentStatus = literalUnion(PAYMENT_STATUSES);
 
 /** When `payment_status` may change, and so when a partner who relies on it reads it again. */
 const PAYMENT_STATUS_RULE =
+  'The debit taken at booking, of the fare as booked: ' +
   '`pending` until the mobile network settles the debit, then `paid` or `failed`; each webhook carries it as it stands. ' +
   'It can change once more after the delivery\'s last webhook, and no webhook is sent for that (the contract has no ' +
   'payment event): reconciliation with the network turns `failed` into `paid` when the money did move (a late ' +
   'approval), or `paid` into `failed` on a reversal. A partner who relies on it reads the delivery again after its ' +
   'last webhook (for example hourly for a day), and the dashboard\'s page of the delivery lists every such change.';
 export const VerificationMethod = literalUnion(VERIFICATION_METHODS);
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** A booking priced again after a change of places. */
+const FareChange = Type.Object({
+  previous_total_fare: Cedis,
+  total_fare: Cedis,
+  debit_amount: Type.Number({ description: 'Ghana cedis: the difference of a higher fare, debited on its own; 0 for a fare not higher (nothing is refunded)' }),
+  debit_status: Nullable(
+    Type.Unsafe<(typeof PAYMENT_STATUSES)[number]>({
+      type: 'string',
+      enum: [...PAYMENT_STATUSES],
+      description: 'That debit as `payment_status` tells the booking\'s; null when nothing was owed',
+    }),
+  ),
+  created_at: Type.String({ format: 'date-time' }),
+});
 export const Provider = literalUnion(PROVIDERS);
 
 export const ErrorEnvelope = Type.Object(
@@ -170,7 +188,6 @@ export const SimulateRequest = Type.Object(
   { $id: 'SimulateRequest', additionalProperties: false },
 );
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const DeliveryEvent = Type.Object({ status: DeliveryStatus, created_at: Timestamp });
 
@@ -244,6 +261,12 @@ export const Delivery = Type.Object(
       type: 'string',
       enum: [...PAYMENT_STATUSES],
       description: PAYMENT_STATUS_RULE,
+    }),
+    amount_paid: Type.Number({
+      description: 'Ghana cedis the mobile network has confirmed taken for this delivery: the booking\'s debit and each fare change\'s',
+    }),
+    fare_changes: Type.Array(FareChange, {
+      description: 'Each time a change of places (`PATCH`, while `pending`) priced the route again, oldest first. `total_fare` is the latest',
     }),
     verification_method: VerificationMethod,
     scheduled_at: Nullable(Timestamp),
@@ -486,23 +509,36 @@ export const RiderJob = Type.Object(
 export const HandoverRequest = Type.Object({ otp: Type.Optional(Type.String({ maxLength: 12 })) }, { $id: 'HandoverRequest' });
 
 /** New details of one drop; each field left out stays as it is, and a null description clears it. */
-const DropContactChange = {
+const DropChange = {
   recipient_name: Type.Optional(PersonName),
   recipient_phone: Type.Optional(GhanaPhone),
   package_description: Type.Optional(Nullable(Description)),
-  // Named so that a change of place is refused, not dropped unseen with the unknown fields.
-  dropoff_address: Type.Optional(Type.Never({ description: 'Cannot be changed: only the recipient and the package description can' })),
-  dropoff_lat: Type.Optional(Type.Never({ description: 'Cannot be changed' })),
-  dropoff_lng: Type.Optional(Type.Never({ description: 'Cannot be changed' })),
+  dropoff_address: Type.Optional({ ...Address, description: 'While `pending` only' }),
+  dropoff_lat: Type.Optional({ ...Latitude, description: 'While `pending` only, with `dropoff_lng`: the route is priced again' }),
+  dropoff_lng: Type.Optional({ ...Longitude, description: 'While `pending` only, with `dropoff_lat`' }),
 };
+
+/**
+ * What a booking keeps: named so that a change of them is refused (`cannot be changed`), not
+ * dropped unseen with the unknown fields and answered 200.
+ */
+const Fixed = (what: string) => Type.Optional(Type.Never({ description: `Cannot be changed: ${what}` }));
 
 export const DeliveryChangeRequest = Type.Object(
   {
-    ...DropContactChange,
+    ...DropChange,
+    pickup_address: Fixed('the pickup is where the rider is sent'),
+    pickup_lat: Fixed('the pickup is where the rider is sent'),
+    pickup_lng: Fixed('the pickup is where the rider is sent'),
+    package_size: Fixed('the size was offered to riders'),
+    verification_method: Fixed('the recipients were told how to receive their parcel'),
+    dry_run: Type.Optional(
+      Type.Boolean({ description: 'When true, nothing changes: the answer is a `DeliveryChangePreview` of what the change would do to the fare' }),
+    ),
     additional_stops: Type.Optional(
       Type.Array(
         Type.Object(
-          { index: Type.Integer({ minimum: 0, maximum: LIMITS.stops - 1, description: 'The stop in `additional_stops`, from 0' }), ...DropContactChange },
+          { index: Type.Integer({ minimum: 0, maximum: LIMITS.stops - 1, description: 'The stop in `additional_stops`, from 0' }), ...DropChange },
           { additionalProperties: false, minProperties: 2 },
         ),
         { minItems: 1, maxItems: LIMITS.stops },
@@ -514,7 +550,25 @@ export const DeliveryChangeRequest = Type.Object(
     additionalProperties: false,
     minProperties: 1,
     description:
-      "Who receives the final drop-off and each additional stop (by `index`), and what the parcel is, until that drop is handed over. An `otp` delivery texts a new code to a changed phone, and the old code stops working.",
+      "Who receives the final drop-off and each additional stop (by `index`), and what the parcel is, until that drop is handed over. An `otp` delivery texts a new code to a changed phone, and the old code stops working. " +
+      'While the delivery is `pending`, also where each drop is (`dropoff_address`, and `dropoff_lat` with `dropoff_lng`, inside the service area): new coordinates price the route again. ' +
+      'A higher fare debits the difference from the booking\'s Mobile Money account as a debit of its own (`fare_changes`); a lower one refunds nothing.',
   },
 );
 export type DeliveryChangeRequest = Static<typeof DeliveryChangeRequest>;
+
+const Fare = Type.Object({ base_fare: Cedis, distance_km: Type.Number(), distance_fee: Cedis, service_fee: Cedis, total_fare: Cedis });
+
+/** What a change would do, told before anything changes (`dry_run`). */
+export const DeliveryChangePreview = Type.Object(
+  {
+    dry_run: Type.Literal(true),
+    status: DeliveryStatus,
+    fare_before: Fare,
+    fare_after: Type.Object(Fare.properties, { description: 'The same as `fare_before` when no coordinates change' }),
+    debit_amount: Type.Number({ description: 'Ghana cedis the change would debit: the difference of a higher fare, else 0' }),
+    refund_amount: Type.Number({ description: 'Always 0: the contract has no refunds, so a lower fare refunds nothing' }),
+    message: Type.String(),
+  },
+  { $id: 'DeliveryChangePreview', additionalProperties: false },
+);

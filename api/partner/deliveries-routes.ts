@@ -14,7 +14,7 @@ import { partnerOf } from '../middleware/partner-auth';
 import { storableText } from './storable-text';
 import type { BookingRequest, DeliveryChangeRequest } from '../openapi/schemas';
 import { createBookingService } from './booking-service';
-import { createContactChanges } from './contact-changes';
+import { createDeliveryChanges } from './delivery-changes';
 import { endJobCalls } from '../masked-calls';
 import { refuseEnded, sendDeliveryUpdate } from '../temporal/delivery-updates';
 import { refreshRecordEta } from '../live-eta';
@@ -26,7 +26,7 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
   const { orm, settings } = deps;
   const router = Router();
   const bookings = createBookingService(deps);
-  const changeContacts = createContactChanges(deps);
+  const changeDelivery = createDeliveryChanges(deps);
   // A staging deployment (ALLOW_SANDBOX_IN_PRODUCTION) books live deliveries no money pays for.
   const livePaymentsSandboxed = sandboxedInProduction(settings).includes('payments');
 
@@ -108,11 +108,13 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     res.json(proof);
   });
 
-  // Who receives each drop, and what the parcel is, until that drop is handed over.
+  // Who receives each drop and what the parcel is, until that drop is handed over; while pending,
+  // where each drop is, priced again. A dry run tells what it would do to the fare.
   router.patch('/partner/deliveries/:id', storableText, idempotent(deps, 'delivery-changes'), async (req, res) => {
     const { partnerId, mode } = partnerOf(res);
     const parts = await ownDelivery(partnerId, mode, req.params.id as string);
-    await changeContacts(parts, req.body as DeliveryChangeRequest);
+    const preview = await changeDelivery(parts, req.body as DeliveryChangeRequest);
+    if (preview) return res.json(preview);
     const fresh = await deliveries.load(orm.em.fork(), parts.delivery.id);
     res.json(deliveryView(fresh ?? parts, settings.siteUrl));
   });

@@ -1,7 +1,7 @@
 import express, { Router } from 'express';
 import * as debits from '../../db/debits';
 import { deliveryWorkflowId } from '../../domain/reference';
-import { isUuid } from '../../domain/uuid';
+import { parseDebitReference } from '../../domain/debit-reference';
 import { parsePaystackEvent, verifyPaystackSignature } from '../../integrations/mobile-money/paystack';
 import { paymentSettledSignal } from '../../workflows/messages';
 import type { AppDeps } from '../app-deps';
@@ -27,15 +27,18 @@ export function createPaystackCallbackRouter({ settings, temporal, logger, orm }
     }
     const event = parsePaystackEvent(raw);
     if (event && event.result.state !== 'pending') {
-      const settled = { state: event.result.state, reason: event.result.reason };
+      const settled = { state: event.result.state, reason: event.result.reason, reference: event.reference };
+      // The reference names the delivery whose workflow settles the debit (domain/debit-reference.ts).
+      const debit = parseDebitReference(event.reference);
       try {
+        if (!debit) throw new Error('Not one of our references');
         await withinTemporalDeadline({ temporal, settings }, () =>
-          temporal.workflow.getHandle(deliveryWorkflowId(event.reference)).signal(paymentSettledSignal, settled),
+          temporal.workflow.getHandle(deliveryWorkflowId(debit.deliveryId)).signal(paymentSettledSignal, settled),
         );
       } catch (error) {
         // The delivery has finished, or the reference is not one of ours: a finished delivery's
         // debit is checked with Paystack by the next reconciliation, so the report is not lost.
-        const ours = isUuid(event.reference) && (await debits.requestRecheck(orm.em.fork(), event.reference));
+        const ours = debit !== null && (await debits.requestRecheck(orm.em.fork(), event.reference));
         logger.warn(ours ? 'Paystack callback for a finished delivery: its debit will be checked again' : 'Paystack callback for an unknown reference', {
           reference: event.reference,
           state: event.result.state,

@@ -113,6 +113,7 @@ describe('the partner client', () => {
     await partner.deliveries.list({ limit: 5, status: 'pending' });
     await partner.deliveries.get('d-1');
     await partner.deliveries.change('d-1', { recipient_name: 'Efua Mensah' }, { idempotencyKey: 'change-1' });
+    await partner.deliveries.previewChange('d-1', { dropoff_lat: 5.6, dropoff_lng: -0.1 });
     await partner.deliveries.cancel('d-1');
     await partner.deliveries.simulate('d-1', 'accept');
     await partner.deliveries.proof('d-1');

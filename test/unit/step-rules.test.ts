@@ -103,7 +103,7 @@ describe('the step rules the workflow and the API share', () => {
   });
 
   it('takes a change of recipients until each drop is handed over, and none once the delivery ended', () => {
-    const change = (stops: number[]) => ({ kind: 'change_contacts' as const, stops });
+    const change = (stops: number[]) => ({ kind: 'change_booking' as const, stops, places: false });
     for (const status of ['pending', 'accepted', 'picked_up', 'in_transit'] as const) {
       expect(refusalFor(onTheWay({ status }), change([0, 1]))).toBeNull();
     }
@@ -121,6 +121,19 @@ describe('the step rules the workflow and the API share', () => {
         details: { status },
       });
     }
+  });
+
+  it('moves or renames a place only while the delivery is pending', () => {
+    const places = { kind: 'change_booking' as const, stops: [0], places: true };
+    expect(refusalFor(onTheWay({ status: 'pending' }), places)).toBeNull();
+    for (const status of ['accepted', 'picked_up', 'in_transit'] as const) {
+      expect(refusalFor(onTheWay({ status }), places)).toEqual({
+        kind: REFUSAL.invalidTransition,
+        message: `Addresses and coordinates change only while the delivery is pending; it is ${status}`,
+        details: { status },
+      });
+    }
+    expect(refusalFor(onTheWay({ status: 'delivered' }), places)).toMatchObject({ message: 'A delivery that is delivered can no longer be changed' });
   });
 
   it('keeps the final drop until every stop is handed over, naming the next stop', () => {

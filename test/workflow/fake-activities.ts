@@ -2,7 +2,8 @@ import { ApplicationFailure } from '@temporalio/activity';
 import type { Activities } from '../../activities';
 import type { CodeMatch } from '../../activities/handover-code-check';
 import type { DebitResult } from '../../integrations/mobile-money/gateway';
-import { DEBIT_STORE_UNAVAILABLE, type ContactChange } from '../../workflows/messages';
+import { debitReference } from '../../domain/debit-reference';
+import { DEBIT_STORE_UNAVAILABLE, type DeliveryChange } from '../../workflows/messages';
 
 /** How the fake Mobile Money network answers a debit request. */
 export type DebitBehaviour =
@@ -23,7 +24,12 @@ export class FakeWorld {
   reassignments: { fromRiderId: string | null; toRiderId: string | null }[] = [];
   /** Where a rider taken off a job last was. */
   formerPosition = { lat: 5.62, lng: -0.18 };
-  payments: { state: string; reason: string | null; confirmed: boolean }[] = [];
+  /** Each outcome recorded; a fare change's debit names its `reference`. */
+  payments: { state: string; reason: string | null; confirmed: boolean; reference?: string }[] = [];
+  /** The reference of each debit request, in order (the booking's is the delivery id). */
+  readonly debitRequests: string[] = [];
+  /** The fare as it stands, in pesewas, as a change of places re-prices it. */
+  totalFare = 1500;
   stopsHandedOver: number[] = [];
   webhooksSent: string[] = [];
   codeTries = 0;
@@ -53,8 +59,8 @@ export class FakeWorld {
   /** How long a rider's accept and other status changes take to write, so races can be arranged. */
   acceptWriteMs = 0;
   transitionWriteMs = 0;
-  /** Each change of recipients written, in order. */
-  readonly contactChanges: ContactChange[] = [];
+  /** Each change written, in order. */
+  readonly changes: DeliveryChange[] = [];
   /** The drops whose code was issued anew, each time, by position. */
   readonly reissuedCodes: number[][] = [];
 
@@ -75,8 +81,15 @@ export function createFakeActivities(world: FakeWorld): Activities {
       return { found: 0, outcomes: {} };
     },
     async textHandoverCodes() {},
-    async recordContactChange({ change }) {
-      world.contactChanges.push(change);
+    async recordDeliveryChange({ deliveryId, change }) {
+      // As Postgres keeps it: a retried write finds its fare change and records nothing twice.
+      const seen = world.changes.findIndex((c) => c.repricing && c.repricing.changeId === change.repricing?.changeId);
+      if (seen < 0) world.changes.push(change);
+      if (!change.repricing) return null;
+      const seq = world.changes.filter((c) => c.repricing).findIndex((c) => c.repricing?.changeId === change.repricing?.changeId) + 1;
+      const debitAmount = Math.max(0, change.repricing.fare.totalFare - world.totalFare);
+      world.totalFare = change.repricing.fare.totalFare;
+      return { seq, debitAmount, debitReference: debitAmount > 0 ? debitReference(deliveryId, seq) : null };
     },
     async reissueHandoverCodes({ positions }) {
       world.reissuedCodes.push(positions);
@@ -143,7 +156,8 @@ export function createFakeActivities(world: FakeWorld): Activities {
       if (issued === undefined) return 'not_issued';
       return issued === codeHash ? 'match' : 'mismatch';
     },
-    async requestDebit() {
+    async requestDebit({ deliveryId, reference }) {
+      world.debitRequests.push(reference ?? deliveryId);
       world.debitTries += 1;
       const behaviour = world.debit;
       if ('outage' in behaviour) throw ApplicationFailure.retryable('The network did not answer', 'GatewayUnavailable');
@@ -157,8 +171,8 @@ export function createFakeActivities(world: FakeWorld): Activities {
       if (world.debitCheckFails) throw ApplicationFailure.retryable('The gateway did not answer', 'GatewayUnavailable');
       return world.debitCheck;
     },
-    async recordPayment({ state, reason, confirmed }) {
-      world.payments.push({ state, reason, confirmed });
+    async recordPayment({ state, reason, confirmed, reference }) {
+      world.payments.push({ state, reason, confirmed, ...(reference !== undefined && { reference }) });
     },
     async debitsToReconcile() {
       return [];

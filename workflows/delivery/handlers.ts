@@ -3,6 +3,7 @@ import {
   acceptUpdate,
   attentionSignal,
   cancelUpdate,
+  changeBookingUpdate,
   changeContactsUpdate,
   completeStopUpdate,
   deliverUpdate,
@@ -33,7 +34,9 @@ export function handleMessages(delivery: Delivery): void {
   setHandler(completeStopUpdate, (action) => delivery.completeStop(action), { validator: (action) => delivery.checkStop(action) });
   setHandler(deliverUpdate, (action) => delivery.deliver(action), { validator: (action) => delivery.checkDeliver(action) });
   setHandler(cancelUpdate, () => delivery.cancel(), { validator: () => delivery.checkCancel() });
-  setHandler(changeContactsUpdate, (change) => delivery.changeContacts(change), { validator: (change) => delivery.checkChangeContacts(change) });
+  setHandler(changeBookingUpdate, (change) => delivery.change(change), { validator: (change) => delivery.checkChange(change) });
+  // Histories recorded before places could change name the same update `changeContacts`.
+  setHandler(changeContactsUpdate, (change) => delivery.change(change), { validator: (change) => delivery.checkChange(change) });
   setHandler(expireUpdate, () => delivery.moveTo('expired'), { validator: () => delivery.checkExpire() });
   setHandler(reassignUpdate, (to) => delivery.reassign(to), { validator: (to) => delivery.checkReassign(to) });
   setHandler(attentionSignal, ({ needed }) => delivery.markAttention(needed));

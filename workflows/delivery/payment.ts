@@ -3,26 +3,53 @@ import { DEBIT_STORE_UNAVAILABLE } from '../messages';
 import type { DebitAnswer, DebitOutcome, Delivery } from './state';
 
 /**
- * The debit, beside dispatch and never blocking it: requested, then confirmed by the gateway's
- * callback or by polling. An outcome the gateway has not given its word on is recorded as such,
- * and the reconciliation asks the gateway again later.
+ * One debit as the workflow settles it: the booking's, or a fare change's. Each is requested,
+ * then confirmed by the gateway's callback or by polling; an outcome the gateway has not given its
+ * word on is recorded as such, and the reconciliation asks the gateway again later.
  */
-export async function collectPayment(delivery: Delivery): Promise<void> {
-  await delivery.recordPayment(await settleDebit(delivery));
+interface Debit {
+  request(): Promise<DebitAnswer>;
+  /** The gateway's word on it (its `verify`). */
+  check(): Promise<DebitAnswer>;
+  /** The confirmation its callback (or the sandbox network) has sent, if any. */
+  confirmation(): DebitAnswer | undefined;
 }
 
-async function settleDebit(delivery: Delivery): Promise<DebitOutcome> {
+/** The booking's debit, beside dispatch and never blocking it. */
+export async function collectPayment(delivery: Delivery): Promise<void> {
+  const { deliveryId } = delivery.input;
+  const debit: Debit = {
+    request: () => delivery.acts.gateway.requestDebit({ deliveryId }),
+    check: () => delivery.acts.gateway.checkDebit({ deliveryId }),
+    confirmation: () => delivery.confirmedPayment,
+  };
+  await delivery.recordPayment(await settleDebit(delivery, debit));
+}
+
+/** The debit of a fare change's difference (`reference`), beside the delivery like the booking's. */
+export async function collectChangeDebit(delivery: Delivery, reference: string): Promise<void> {
+  const { deliveryId } = delivery.input;
+  const debit: Debit = {
+    request: () => delivery.acts.gateway.requestDebit({ deliveryId, reference }),
+    check: () => delivery.acts.gateway.checkDebit({ deliveryId, reference }),
+    confirmation: () => delivery.changeDebits.get(reference)?.confirmed,
+  };
+  await delivery.recordChangePayment(reference, await settleDebit(delivery, debit));
+}
+
+async function settleDebit(delivery: Delivery, debit: Debit): Promise<DebitOutcome> {
   let answer: DebitAnswer | null;
   try {
-    answer = await requestDebit(delivery);
+    answer = await requestDebit(debit);
   } catch {
     // The tries ran out, but the charge may have been made all the same (a timeout after the
     // gateway took it): a confirmation already received, else the gateway itself, says what happened.
-    if (delivery.confirmedPayment) return { ...delivery.confirmedPayment, confirmed: true };
-    answer = await askGateway(delivery);
+    const confirmed = debit.confirmation();
+    if (confirmed) return { ...confirmed, confirmed: true };
+    answer = await askGateway(debit);
     if (!answer) return { state: 'failed', reason: 'The mobile network did not answer', confirmed: false };
   }
-  if (answer.state === 'pending') return waitForConfirmation(delivery);
+  if (answer.state === 'pending') return waitForConfirmation(delivery, debit);
   return { ...answer, confirmed: true };
 }
 
@@ -30,20 +57,20 @@ async function settleDebit(delivery: Delivery): Promise<DebitOutcome> {
  * The activity's 5 tries are the network's budget. A round whose last try failed on our own
  * Postgres starts again: an outage of ours must never become a `failed` payment nobody declined.
  */
-async function requestDebit(delivery: Delivery): Promise<DebitAnswer> {
+async function requestDebit(debit: Debit): Promise<DebitAnswer> {
   for (;;) {
     try {
-      return await delivery.acts.gateway.requestDebit({ deliveryId: delivery.input.deliveryId });
+      return await debit.request();
     } catch (error) {
       if (!failedOnOurStore(error)) throw error;
     }
   }
 }
 
-/** The gateway's word on the debit (its `verify`), or null when it does not answer. */
-async function askGateway(delivery: Delivery): Promise<DebitAnswer | null> {
+/** The gateway's word on the debit, or null when it does not answer. */
+async function askGateway(debit: Debit): Promise<DebitAnswer | null> {
   try {
-    return await delivery.acts.gateway.checkDebit({ deliveryId: delivery.input.deliveryId });
+    return await debit.check();
   } catch {
     return null;
   }
@@ -54,14 +81,14 @@ async function askGateway(delivery: Delivery): Promise<DebitAnswer | null> {
  * `paymentConfirmLimitSeconds`; a debit still unconfirmed then is recorded failed without the
  * gateway's word, for the reconciliation to settle if the customer approves later.
  */
-async function waitForConfirmation(delivery: Delivery): Promise<DebitOutcome> {
+async function waitForConfirmation(delivery: Delivery, debit: Debit): Promise<DebitOutcome> {
   const { paymentPollSeconds, paymentConfirmLimitSeconds } = delivery.input.timings;
   for (let waited = 0; ; ) {
-    if (await condition(() => delivery.confirmedPayment !== undefined, paymentPollSeconds * 1000)) {
-      return { ...(delivery.confirmedPayment as DebitAnswer), confirmed: true };
+    if (await condition(() => debit.confirmation() !== undefined, paymentPollSeconds * 1000)) {
+      return { ...(debit.confirmation() as DebitAnswer), confirmed: true };
     }
     waited += paymentPollSeconds;
-    const answer = await askGateway(delivery);
+    const answer = await askGateway(debit);
     if (answer && answer.state !== 'pending') return { ...answer, confirmed: true };
     if (waited >= paymentConfirmLimitSeconds) return { state: 'failed', reason: 'The debit was not confirmed in time', confirmed: false };
   }

@@ -1,7 +1,16 @@
 import { condition, upsertSearchAttributes } from '@temporalio/workflow';
 import type { LatLng } from '../../domain/geo';
 import { ACTIVE_FOR_RIDER, FINAL_DROP, isTerminal, type DeliveryStatus, type PaymentStatus } from '../../domain/lifecycle';
-import { anotherRiderAccepting, handoverInProgress, refusalFor, riderBusy, riderNotFree, REFUSAL, type DeliverySnapshot } from '../../domain/steps';
+import {
+  anotherRiderAccepting,
+  handoverInProgress,
+  refusalFor,
+  riderBusy,
+  riderNotFree,
+  routeChangedMeanwhile,
+  REFUSAL,
+  type DeliverySnapshot,
+} from '../../domain/steps';
 import {
   DeliveryStatusKey,
   NeedsAttentionKey,
@@ -10,12 +19,13 @@ import {
   type DeliveryWorkflowInput,
   type HandoverAction,
   type HandoverProof,
-  type ContactChange,
+  type DeliveryChange,
   type RiderAction,
   type StopHandoverAction,
 } from '../messages';
 import type { DeliveryActivities } from './activities';
-import { dropsTouched } from '../../domain/contact-change';
+import { changesPlaces, dropsTouched, routeAfter, sameRoute } from '../../domain/delivery-change';
+import { parseDebitReference } from '../../domain/debit-reference';
 import { HandoverCodeLockout } from './handover-code-lockout';
 import { Recorder } from './recorder';
 import { codeFailure, failureOf, throwIfRefused } from './refusal';
@@ -26,6 +36,14 @@ export type DebitAnswer = { state: PaymentStatus; reason?: string };
 
 /** What the workflow records: the outcome, and whether the gateway gave its word on it. */
 export type DebitOutcome = DebitAnswer & { confirmed: boolean };
+
+/** Work a change of state starts beside the delivery, kept in files of their own. */
+export interface BesideTheDelivery {
+  /** Offers a job taken from its rider to riders near `near` until one takes it (dispatch.ts). */
+  offerAgain(delivery: Delivery, exceptRiderId: string | null, near: LatLng): Promise<void>;
+  /** Debits a fare change's difference, as the booking's debit is collected (payment.ts). */
+  collectChangeDebit(delivery: Delivery, reference: string): Promise<void>;
+}
 
 /**
  * One delivery's state and the rules that move it: the message handlers call in here. Checks
@@ -47,16 +65,22 @@ export class Delivery {
   handingOver = false;
   /** The rider has gone silent (the street watch said so): `NeedsAttention` is set on this workflow. */
   needsAttention = false;
+  /** Pickup, each stop, final drop-off: a partner's change of places moves them while pending. */
+  route: LatLng[];
+  /** A change of places is being written: another is refused until it is (the API sends it again). */
+  changingPlaces = false;
+  /** Fare changes' debits by reference: the confirmation their callback sent, and the outcome recorded. */
+  readonly changeDebits = new Map<string, { confirmed?: PaymentOutcome; recorded?: DebitOutcome }>();
   readonly recorder: Recorder;
   private readonly codes: HandoverCodeLockout;
 
   constructor(
     readonly input: DeliveryWorkflowInput,
     readonly acts: DeliveryActivities,
-    /** Offers a job taken from its rider to riders near `near` until one takes it (dispatch.ts). */
-    private readonly offerAgain: (delivery: Delivery, exceptRiderId: string | null, near: LatLng) => Promise<void>,
+    private readonly beside: BesideTheDelivery,
   ) {
     this.recorder = new Recorder(acts);
+    this.route = [input.pickup, ...input.stops, input.dropoff];
     const t = input.timings;
     this.codes = new HandoverCodeLockout(input.deliveryId, { maxWrong: t.otpMaxAttempts, lockSeconds: t.otpLockSeconds }, acts);
   }
@@ -152,9 +176,17 @@ export class Delivery {
     throwIfRefused(refusalFor(this.rulesView(), { kind: 'reassign', toRiderId: riderId }));
   }
 
-  /** Drops already handed over, or being handed over now, take no change of recipient. */
-  checkChangeContacts(change: ContactChange): void {
-    throwIfRefused(refusalFor(this.rulesView(), { kind: 'change_contacts', stops: change.stops.map((s) => s.index) }));
+  /**
+   * Drops already handed over, or being handed over now, take no change of recipient; places change
+   * only while pending, one change at a time, and only at the price of the route as it stands.
+   */
+  checkChange(change: DeliveryChange): void {
+    const places = changesPlaces(change);
+    throwIfRefused(refusalFor(this.rulesView(), { kind: 'change_booking', stops: change.stops.map((s) => s.index), places }));
+    if (places && this.accepting) throw failureOf(anotherRiderAccepting(this.status));
+    if (places && (this.changingPlaces || (change.repricing && !sameRoute(change.repricing.pricedFrom, this.route)))) {
+      throw failureOf(routeChangedMeanwhile(this.status));
+    }
     if (!this.handingOver) return;
     const beingHandedOver = this.stopsCompleted < this.input.stops.length ? this.stopsCompleted : FINAL_DROP;
     if (dropsTouched(change).includes(beingHandedOver)) throw failureOf(handoverInProgress(this.status));
@@ -248,18 +280,29 @@ export class Delivery {
     if (riderId === null) {
       // Before the pickup the parcel is at the pickup; after it, with the silent rider.
       const near: LatLng = this.status === 'accepted' || !formerPosition ? this.input.pickup : formerPosition;
-      this.recorder.track(this.offerAgain(this, former, near));
+      this.recorder.track(this.beside.offerAgain(this, former, near));
     }
     return this.snapshot();
   }
 
   /**
-   * A partner's change of recipients: written to Postgres (where the rider's app and offers read
-   * it) in one step; a drop whose phone changed on an `otp` delivery gets a new code, and its old
-   * one stops working. No status changes, so no webhook.
+   * A partner's change: written to Postgres (where the rider's app and offers read it) in one step,
+   * with the new fare of a route priced again; a higher fare's difference is debited beside the
+   * delivery, like the booking's. A drop whose phone changed on an `otp` delivery gets a new code,
+   * and its old one stops working. No status changes, so no webhook.
    */
-  async changeContacts(change: ContactChange): Promise<DeliveryState> {
-    await this.recorder.write(() => this.acts.db.recordContactChange({ deliveryId: this.input.deliveryId, change }));
+  async change(change: DeliveryChange): Promise<DeliveryState> {
+    const places = changesPlaces(change);
+    this.changingPlaces ||= places;
+    let debitReference: string | null = null;
+    try {
+      const fareChange = await this.recorder.write(() => this.acts.db.recordDeliveryChange({ deliveryId: this.input.deliveryId, change }));
+      debitReference = fareChange?.debitReference ?? null;
+      if (places) this.route = routeAfter(this.route, change);
+    } finally {
+      if (places) this.changingPlaces = false;
+    }
+    if (debitReference) this.recorder.track(this.beside.collectChangeDebit(this, debitReference));
     if (this.input.verificationMethod === 'otp') {
       const positions = [
         ...change.stops.filter((s) => s.recipientPhone !== undefined).map((s) => s.index),
@@ -337,7 +380,8 @@ export class Delivery {
    * and says otherwise, or confirms an outcome the gateway never gave its word on, is checked
    * with the gateway, and the record follows the gateway.
    */
-  confirmPayment(outcome: PaymentOutcome): void {
+  confirmPayment({ reference, ...outcome }: PaymentOutcome & { reference?: string }): void {
+    if (reference !== undefined && parseDebitReference(reference)?.changeSeq) return this.confirmChangeDebit(reference, outcome);
     if (this.paymentStatus === 'pending') {
       this.confirmedPayment ??= outcome;
       return;
@@ -350,6 +394,27 @@ export class Delivery {
     this.paymentConfirmed = outcome.confirmed;
     upsertSearchAttributes([{ key: PaymentStatusKey, value: outcome.state }]);
     const record = { deliveryId: this.input.deliveryId, state: outcome.state, reason: outcome.reason ?? null, confirmed: outcome.confirmed };
+    await this.recorder.write(() => this.acts.db.recordPayment(record));
+  }
+
+  /** The same for a fare change's debit: its record shows in the delivery's `fare_changes`. */
+  private confirmChangeDebit(reference: string, outcome: PaymentOutcome): void {
+    const debit = this.changeDebits.get(reference) ?? {};
+    this.changeDebits.set(reference, debit);
+    if (!debit.recorded) {
+      debit.confirmed ??= outcome;
+      return;
+    }
+    if (outcome.state !== debit.recorded.state || !debit.recorded.confirmed) {
+      this.recorder.track(this.acts.reconciliation.reconcileDebit({ reference, trigger: 'late-confirmation' }).then(() => undefined));
+    }
+  }
+
+  async recordChangePayment(reference: string, outcome: DebitOutcome): Promise<void> {
+    const debit = this.changeDebits.get(reference) ?? {};
+    debit.recorded = outcome;
+    this.changeDebits.set(reference, debit);
+    const record = { deliveryId: this.input.deliveryId, reference, state: outcome.state, reason: outcome.reason ?? null, confirmed: outcome.confirmed };
     await this.recorder.write(() => this.acts.db.recordPayment(record));
   }
 

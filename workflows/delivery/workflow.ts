@@ -3,7 +3,7 @@ import type { DELIVERY_WORKFLOW_TYPE, DeliveryState, DeliveryWorkflow, DeliveryW
 import { deliveryActivities } from './activities';
 import { dispatch, offerAgain, waitForScheduledTime } from './dispatch';
 import { handleMessages } from './handlers';
-import { collectPayment } from './payment';
+import { collectChangeDebit, collectPayment } from './payment';
 import { Delivery } from './state';
 
 /**
@@ -12,7 +12,7 @@ import { Delivery } from './state';
  */
 export async function deliveryWorkflow(input: DeliveryWorkflowInput): Promise<DeliveryState> {
   const acts = deliveryActivities(input.timings);
-  const delivery = new Delivery(input, acts, offerAgain);
+  const delivery = new Delivery(input, acts, { offerAgain, collectChangeDebit });
   handleMessages(delivery);
 
   try {

@@ -6,6 +6,7 @@ import type { paths } from './schema';
 import type {
   BookingRequest,
   Deleted,
+  DeliveryChangePreview,
   DeliveryChangeRequest,
   Delivery,
   Handover,
@@ -122,10 +123,15 @@ export function createPartnerClient(options: PartnerClientOptions) {
         body(await raw.GET('/partner/deliveries/{id}', { params: { path: { id } }, signal })),
       /**
        * Changes who receives the final drop and each stop (by index), or the parcel's description,
-       * until that drop is handed over; after that, 400 with `details.status`.
+       * until that drop is handed over; after that, 400 with `details.status`. While the delivery is
+       * `pending`, also where each drop is: new coordinates price the route again, and a higher
+       * fare's difference is debited on its own (`fare_changes`); a lower one refunds nothing.
        */
       change: async (id: string, change: DeliveryChangeRequest, { idempotencyKey, signal }: IdempotentCallOptions = {}): Promise<Delivery> =>
-        body(await raw.PATCH('/partner/deliveries/{id}', { params: { path: { id }, ...idempotency(idempotencyKey) }, body: change, signal })),
+        body(await raw.PATCH('/partner/deliveries/{id}', { params: { path: { id }, ...idempotency(idempotencyKey) }, body: change, signal })) as Delivery,
+      /** What `change` would do to the fare (the new fare, the amount to debit, no refund), with nothing changed. */
+      previewChange: async (id: string, change: DeliveryChangeRequest, { signal }: CallOptions = {}): Promise<DeliveryChangePreview> =>
+        body(await raw.PATCH('/partner/deliveries/{id}', { params: { path: { id } }, body: { ...change, dry_run: true }, signal })) as DeliveryChangePreview,
       /** Cancels until the rider holds the parcel; after that, 400 with `details.status`. */
       cancel: async (id: string, { signal }: CallOptions = {}): Promise<Delivery> =>
         body(await raw.POST('/partner/deliveries/{id}/cancel', { params: { path: { id } }, signal })),

@@ -79,8 +79,12 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change who receives a delivery, or what the parcel is
-         * @description Until each drop is handed over: its `recipient_name`, `recipient_phone` and `package_description`, for the final drop-off at the top level and for each additional stop by `index`. The rider sees the change at once; no webhook is sent, as the status does not change. With `verification_method: otp`, a changed phone is texted a new code and the old code stops working.
+         * Change a booking: who receives it, what the parcel is, and while pending where it goes
+         * @description Until each drop is handed over: its `recipient_name`, `recipient_phone` and `package_description`, for the final drop-off at the top level and for each additional stop by `index`. With `verification_method: otp`, a changed phone is texted a new code and the old code stops working.
+         *
+         *     While the delivery is `pending` only: `dropoff_address`, and `dropoff_lat` with `dropoff_lng`, of the final drop-off and of each stop, inside the service area. New coordinates price the route again: a higher fare debits the difference from the booking's Mobile Money account as a debit of its own (idempotent and reconciled like the booking's; `fare_changes` shows it and its `debit_status`, `amount_paid` what was taken); a lower fare refunds nothing, as the contract has no refunds. `payment_status` stays the booking's own debit. Send `"dry_run": true` first to be told the new fare, the amount to be debited and that nothing is refunded, with nothing changed.
+         *
+         *     The rider sees the change at once (offers and the current job); no webhook is sent, as the status does not change.
          */
         patch: operations["changeDelivery"];
         trace?: never;
@@ -575,10 +579,24 @@ export interface components {
             /** Format: uuid */
             payment_method_id: string;
             /**
-             * @description `pending` until the mobile network settles the debit, then `paid` or `failed`; each webhook carries it as it stands. It can change once more after the delivery's last webhook, and no webhook is sent for that (the contract has no payment event): reconciliation with the network turns `failed` into `paid` when the money did move (a late approval), or `paid` into `failed` on a reversal. A partner who relies on it reads the delivery again after its last webhook (for example hourly for a day), and the dashboard's page of the delivery lists every such change.
+             * @description The debit taken at booking, of the fare as booked: `pending` until the mobile network settles the debit, then `paid` or `failed`; each webhook carries it as it stands. It can change once more after the delivery's last webhook, and no webhook is sent for that (the contract has no payment event): reconciliation with the network turns `failed` into `paid` when the money did move (a late approval), or `paid` into `failed` on a reversal. A partner who relies on it reads the delivery again after its last webhook (for example hourly for a day), and the dashboard's page of the delivery lists every such change.
              * @enum {string}
              */
             payment_status: "pending" | "paid" | "failed";
+            /** @description Ghana cedis the mobile network has confirmed taken for this delivery: the booking's debit and each fare change's */
+            amount_paid: number;
+            /** @description Each time a change of places (`PATCH`, while `pending`) priced the route again, oldest first. `total_fare` is the latest */
+            fare_changes: {
+                /** @description Ghana cedis, 2 decimals */
+                previous_total_fare: number;
+                /** @description Ghana cedis, 2 decimals */
+                total_fare: number;
+                /** @description Ghana cedis: the difference of a higher fare, debited on its own; 0 for a fare not higher (nothing is refunded) */
+                debit_amount: number;
+                debit_status: ("pending" | "paid" | "failed") | null;
+                /** Format: date-time */
+                created_at: string;
+            }[];
             /** @enum {string} */
             verification_method: "none" | "otp" | "photo";
             scheduled_at: string | null;
@@ -703,7 +721,7 @@ export interface components {
              */
             quote_id?: string;
         };
-        /** @description Who receives the final drop-off and each additional stop (by `index`), and what the parcel is, until that drop is handed over. An `otp` delivery texts a new code to a changed phone, and the old code stops working. */
+        /** @description Who receives the final drop-off and each additional stop (by `index`), and what the parcel is, until that drop is handed over. An `otp` delivery texts a new code to a changed phone, and the old code stops working. While the delivery is `pending`, also where each drop is (`dropoff_address`, and `dropoff_lat` with `dropoff_lng`, inside the service area): new coordinates price the route again. A higher fare debits the difference from the booking's Mobile Money account as a debit of its own (`fare_changes`); a lower one refunds nothing. */
         DeliveryChangeRequest: {
             recipient_name?: string;
             /**
@@ -712,12 +730,24 @@ export interface components {
              */
             recipient_phone?: string;
             package_description?: string | null;
-            /** @description Cannot be changed: only the recipient and the package description can */
-            dropoff_address?: unknown;
-            /** @description Cannot be changed */
-            dropoff_lat?: unknown;
-            /** @description Cannot be changed */
-            dropoff_lng?: unknown;
+            /** @description While `pending` only */
+            dropoff_address?: string;
+            /** @description While `pending` only, with `dropoff_lng`: the route is priced again */
+            dropoff_lat?: number;
+            /** @description While `pending` only, with `dropoff_lat` */
+            dropoff_lng?: number;
+            /** @description Cannot be changed: the pickup is where the rider is sent */
+            pickup_address?: unknown;
+            /** @description Cannot be changed: the pickup is where the rider is sent */
+            pickup_lat?: unknown;
+            /** @description Cannot be changed: the pickup is where the rider is sent */
+            pickup_lng?: unknown;
+            /** @description Cannot be changed: the size was offered to riders */
+            package_size?: unknown;
+            /** @description Cannot be changed: the recipients were told how to receive their parcel */
+            verification_method?: unknown;
+            /** @description When true, nothing changes: the answer is a `DeliveryChangePreview` of what the change would do to the fare */
+            dry_run?: boolean;
             additional_stops?: {
                 /** @description The stop in `additional_stops`, from 0 */
                 index: number;
@@ -728,13 +758,47 @@ export interface components {
                  */
                 recipient_phone?: string;
                 package_description?: string | null;
-                /** @description Cannot be changed: only the recipient and the package description can */
-                dropoff_address?: unknown;
-                /** @description Cannot be changed */
-                dropoff_lat?: unknown;
-                /** @description Cannot be changed */
-                dropoff_lng?: unknown;
+                /** @description While `pending` only */
+                dropoff_address?: string;
+                /** @description While `pending` only, with `dropoff_lng`: the route is priced again */
+                dropoff_lat?: number;
+                /** @description While `pending` only, with `dropoff_lat` */
+                dropoff_lng?: number;
             }[];
+        };
+        DeliveryChangePreview: {
+            /** @constant */
+            dry_run: true;
+            /** @enum {string} */
+            status: "pending" | "accepted" | "picked_up" | "in_transit" | "delivered" | "cancelled" | "expired";
+            fare_before: {
+                /** @description Ghana cedis, 2 decimals */
+                base_fare: number;
+                distance_km: number;
+                /** @description Ghana cedis, 2 decimals */
+                distance_fee: number;
+                /** @description Ghana cedis, 2 decimals */
+                service_fee: number;
+                /** @description Ghana cedis, 2 decimals */
+                total_fare: number;
+            };
+            /** @description The same as `fare_before` when no coordinates change */
+            fare_after: {
+                /** @description Ghana cedis, 2 decimals */
+                base_fare: number;
+                distance_km: number;
+                /** @description Ghana cedis, 2 decimals */
+                distance_fee: number;
+                /** @description Ghana cedis, 2 decimals */
+                service_fee: number;
+                /** @description Ghana cedis, 2 decimals */
+                total_fare: number;
+            };
+            /** @description Ghana cedis the change would debit: the difference of a higher fare, else 0 */
+            debit_amount: number;
+            /** @description Always 0: the contract has no refunds, so a lower fare refunds nothing */
+            refund_amount: number;
+            message: string;
         };
         Handover: {
             stop_index: number | null;
@@ -1420,16 +1484,16 @@ export interface operations {
             };
         };
         responses: {
-            /** @description The delivery as changed */
+            /** @description The delivery as changed; with `dry_run`, what the change would do (nothing changed) */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Delivery"];
+                    "application/json": components["schemas"]["Delivery"] | components["schemas"]["DeliveryChangePreview"];
                 };
             };
-            /** @description Invalid request (`details` lists each field at fault); or too late: the delivery has ended, or a stop named is already handed over or is not there (`details.status` is its status, `details.additional_stops` says which stop) */
+            /** @description Invalid request (`details` lists each field at fault); a point outside the service area; or too late: the delivery has ended, a place was named once it was no longer `pending`, or a stop named is already handed over or is not there (`details.status` is its status, `details.additional_stops` says which stop) */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1456,7 +1520,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After) */
+            /** @description Idempotency-Key reused with a different body, or its first request still unresolved (Retry-After); or another change of places, or a rider's accept, was being written at the same moment (send it again) */
             409: {
                 headers: {
                     [name: string]: unknown;

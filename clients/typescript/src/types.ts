@@ -6,8 +6,10 @@ type Schemas = components['schemas'];
 export type Delivery = Schemas['Delivery'];
 export type DeliveryStatus = Delivery['status'];
 export type BookingRequest = Schemas['BookingRequest'];
-/** Who receives each drop, and what the parcel is: only the fields named change. */
-export type DeliveryChangeRequest = Schemas['DeliveryChangeRequest'];
+/** Who receives each drop and what the parcel is; while pending, where each drop is: only the fields named change. */
+export type DeliveryChangeRequest = Omit<Schemas['DeliveryChangeRequest'], 'dry_run'>;
+/** What a change would do to the fare, with nothing changed (`deliveries.previewChange`). */
+export type DeliveryChangePreview = Schemas['DeliveryChangePreview'];
 /** Who rides a test-mode booking: the robo rider, or nobody until you take each step. */
 export type SandboxRider = NonNullable<NonNullable<operations['createDelivery']['parameters']['header']>['Sandbox-Rider']>;
 /** A step of a manual sandbox rider (`deliveries.simulate`). */
