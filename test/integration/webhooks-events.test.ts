@@ -121,7 +121,8 @@ describe('callbacks for each status change', () => {
     const body = expectWellFormed(arrivals[0]!, created.id);
     expect(body.event).toBe('delivery.cancelled');
     const record = (await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${created.id}`)).body;
-    expect(body.data).toEqual({ ...record, payment_status: expect.stringMatching(/^(pending|paid)$/) });
+    // The debit may settle between the callback and the read: the payment fields may differ, nothing else.
+    expect(body.data).toEqual({ ...record, payment_status: expect.stringMatching(/^(pending|paid)$/), amount_paid: expect.any(Number) });
   });
 
   it('sends delivery.cancelled after delivery.accepted when the partner cancels a job a rider holds', async () => {
