@@ -1,13 +1,16 @@
 // `npm run client:generate`: writes the partner client's copy of the OpenAPI document
-// (clients/typescript/openapi.json) and the types generated from it (src/schema.ts). With
-// `--check` (part of `npm run lint`) it writes nothing and fails when either file is not what the
-// API's document gives today, so the client cannot drift from the API.
-import { readFileSync, writeFileSync } from 'node:fs';
+// (clients/typescript/openapi.json) and the types generated from it (src/schema.ts), and the PHP
+// and Python clients' operation tables and types (generate-php-python-types.ts). With `--check`
+// (part of `npm run lint`) it writes nothing and fails when any of them is not what the API's
+// document gives today, so no client can drift from the API.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../api/openapi/document';
+import { phpPythonClientFiles } from './generate-php-python-types';
 
-const clientDir = path.join(__dirname, '..', 'clients', 'typescript');
+const root = path.join(__dirname, '..');
+const clientDir = path.join(root, 'clients', 'typescript');
 const documentFile = path.join(clientDir, 'openapi.json');
 const schemaFile = path.join(clientDir, 'src', 'schema.ts');
 
@@ -38,17 +41,21 @@ async function main(): Promise<void> {
   const files = [
     { file: documentFile, content: fresh.document },
     { file: schemaFile, content: fresh.schema },
+    ...phpPythonClientFiles(buildOpenApiDocument()).map(({ file, content }) => ({ file: path.join(root, file), content })),
   ];
   if (process.argv.includes('--check')) {
     const stale = files.filter(({ file, content }) => read(file) !== content).map(({ file }) => path.relative(process.cwd(), file));
     if (stale.length > 0) {
-      process.stderr.write(`The partner client's generated files are older than the API's OpenAPI document: ${stale.join(', ')}.\nRun: npm run client:generate\n`);
+      process.stderr.write(`The clients' generated files are older than the API's OpenAPI document: ${stale.join(', ')}.\nRun: npm run client:generate\n`);
       process.exit(1);
     }
     return;
   }
-  for (const { file, content } of files) writeFileSync(file, content);
-  process.stdout.write(`Wrote ${files.map(({ file }) => path.relative(process.cwd(), file)).join(' and ')}\n`);
+  for (const { file, content } of files) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  }
+  process.stdout.write(`Wrote ${files.map(({ file }) => path.relative(process.cwd(), file)).join(', ')}\n`);
 }
 
 if (require.main === module) {
