@@ -1,19 +1,25 @@
 // `npm run client:generate`: writes the partner client's copy of the OpenAPI document
-// (clients/typescript/openapi.json) and the types generated from it (src/schema.ts). With
-// `--check` (part of `npm run lint`) it writes nothing and fails when either file is not what the
-// API's document gives today, so the client cannot drift from the API.
-import { readFileSync, writeFileSync } from 'node:fs';
+// (clients/typescript/openapi.json) and the types generated from it (src/schema.ts), the PHP and
+// Python clients' operation tables and types (generate-php-python-types.ts), and the module /docs
+// shows the clients' examples from (generate-code-samples.ts). With `--check`
+// (part of `npm run lint`) it writes nothing and fails when any of them is not what the API's
+// document gives today, so no client can drift from the API.
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApiDocument } from '../api/openapi/document';
+import { codeSamples, codeSamplesModule } from './generate-code-samples';
+import { phpPythonClientFiles } from './generate-php-python-types';
 
-const clientDir = path.join(__dirname, '..', 'clients', 'typescript');
+const root = path.join(__dirname, '..');
+const clientDir = path.join(root, 'clients', 'typescript');
 const documentFile = path.join(clientDir, 'openapi.json');
 const schemaFile = path.join(clientDir, 'src', 'schema.ts');
 
 /** The two generated files' contents, from the document the API serves at /openapi.json. */
 export async function generatedClientFiles(): Promise<{ document: string; schema: string }> {
-  const document = buildOpenApiDocument();
+  // The examples as they are now, not as the module last generated from them holds them.
+  const document = buildOpenApiDocument(codeSamples());
   const nodes = await openapiTS(document as unknown as Parameters<typeof openapiTS>[0], { silent: true });
   const header = [
     '/**',
@@ -38,17 +44,22 @@ async function main(): Promise<void> {
   const files = [
     { file: documentFile, content: fresh.document },
     { file: schemaFile, content: fresh.schema },
+    { file: path.join(root, 'api', 'openapi', 'code-samples.ts'), content: codeSamplesModule(codeSamples()) },
+    ...phpPythonClientFiles(buildOpenApiDocument(codeSamples())).map(({ file, content }) => ({ file: path.join(root, file), content })),
   ];
   if (process.argv.includes('--check')) {
     const stale = files.filter(({ file, content }) => read(file) !== content).map(({ file }) => path.relative(process.cwd(), file));
     if (stale.length > 0) {
-      process.stderr.write(`The partner client's generated files are older than the API's OpenAPI document: ${stale.join(', ')}.\nRun: npm run client:generate\n`);
+      process.stderr.write(`The clients' generated files are older than the API's OpenAPI document: ${stale.join(', ')}.\nRun: npm run client:generate\n`);
       process.exit(1);
     }
     return;
   }
-  for (const { file, content } of files) writeFileSync(file, content);
-  process.stdout.write(`Wrote ${files.map(({ file }) => path.relative(process.cwd(), file)).join(' and ')}\n`);
+  for (const { file, content } of files) {
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, content);
+  }
+  process.stdout.write(`Wrote ${files.map(({ file }) => path.relative(process.cwd(), file)).join(', ')}\n`);
 }
 
 if (require.main === module) {

@@ -3,7 +3,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, openSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ensureChromium, ensureDependencies, onProjectNode, ensureTemporalCli, root, say } from './lib/prepare.mjs';
+import { ensureChromium, ensureDependencies, ensurePhp, ensurePython, onProjectNode, ensureTemporalCli, root, say } from './lib/prepare.mjs';
 
 const started = Date.now();
 const jestArgs = process.argv.slice(2);
@@ -20,6 +20,9 @@ async function main() {
   await onProjectNode();
   const cli = ensureTemporalCli();
   const chromium = ensureChromium();
+  // The PHP and Python clients are tested against the running service with Debian's interpreters.
+  const php = ensurePhp();
+  const python = ensurePython();
   const { startTemporal, migrate, freePort } = await import('./lib/stack.mjs');
   const { startEmbeddedPostgres, copyDatabase } = await import('./lib/embedded-postgres.mjs');
   // Each run has its own folder, so two runs (say, two terminals) never share a database.
@@ -123,6 +126,8 @@ async function main() {
       WORKFLOW_BUNDLE: bundle,
       TEST_COMPILED_DIR: compiled,
       CHROMIUM_PATH: chromium,
+      PHP_PATH: php,
+      PYTHON_PATH: python,
       TEST_SEAWEEDFS: seaweedfs,
       TEST_SEAWEEDFS_STATUS: seaweedfsStatus,
       // Servers a test starts itself keep their files here, removed with the run.

@@ -1,4 +1,5 @@
 import type { TSchema } from 'typebox';
+import { CODE_SAMPLES, type CodeSample, type CodeSamples } from './code-samples';
 import * as S from './schemas';
 
 /**
@@ -90,7 +91,14 @@ const handoverBody = {
   content: { 'application/json': { schema: ref('HandoverRequest', S.HandoverRequest) }, ...multipartHandover },
 };
 
-export function buildOpenApiDocument(): Json {
+/** The same example in each client's language, as Markdown the docs page renders under the operation. */
+function inEachClient(intro: string, samples: CodeSample[]): string {
+  const blocks = samples.map(({ lang, fence, file, source }) => `**${lang}** (\`${file}\`):\n\n\`\`\`${fence}\n${source}\`\`\``);
+  return [intro, ...blocks].join('\n\n');
+}
+
+/** `samples`: the clients' examples (clients/<language>/examples/), as code-samples.ts holds them unless given. */
+export function buildOpenApiDocument(samples: CodeSamples = CODE_SAMPLES): Json {
   const delivery = ref('Delivery', S.Delivery);
   const paths: Json = {
     '/partner/quotes': {
@@ -127,6 +135,12 @@ export function buildOpenApiDocument(): Json {
         ...partner,
         tags: ['Partner'],
         summary: 'Book a delivery',
+        description: inEachClient(
+          'From your server, with the clients in `clients/` of the repository (each a few files, checked against this document): ' +
+            'quote the route, then book it at the quoted fare. Each sends an `Idempotency-Key` (yours, or one made per call and ' +
+            'kept on its retries) and retries 429 after `Retry-After` and 503.',
+          samples.booking,
+        ),
         operationId: 'createDelivery',
         parameters: [idempotencyHeader, sandboxRiderHeader],
         requestBody: jsonBody(ref('BookingRequest', S.BookingRequest)),
@@ -565,7 +579,8 @@ export function buildOpenApiDocument(): Json {
             '`X-Service-Signature`: `sha256=` and the lowercase hex HMAC-SHA256 of the raw body bytes, keyed ' +
             'with the webhook secret, compared in constant time. Answer any 2xx within 10 s; anything else is ' +
             'retried with exponential backoff, at most five times, with the same bytes and event id. The same ' +
-            'event may arrive more than once: de-duplicate on `X-Service-Event-Id` or `delivery_id` plus `status`.',
+            'event may arrive more than once: de-duplicate on `X-Service-Event-Id` or `delivery_id` plus `status`.\n\n' +
+            inEachClient('A receiver in each client\u2019s language, verifying the raw bytes with its `verifyWebhook`:', samples.webhookReceiver),
           tags: ['Partner'],
           parameters: callbackHeaders,
           // Authenticated by its signature header, not by a scheme the receiver is asked for.

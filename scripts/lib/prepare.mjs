@@ -92,7 +92,11 @@ export function ensureTemporalCli() {
  */
 function ensureDebianPackage({ pkg, command, binary, candidates, why, installArgs = [] }) {
   const found = candidates.filter(Boolean).find((candidate) => existsSync(candidate)) ?? onPath(command);
-  if (found) return found;
+  return found ?? aptInstall({ pkg, binary, why, installArgs });
+}
+
+/** Installs one of Debian's packages with apt, when that is allowed (root), and returns `binary`. */
+function aptInstall({ pkg, binary, why, installArgs = [] }) {
   if (process.getuid?.() !== 0 || !onPath('apt-get')) {
     throw new Error(`${why} needs ${pkg}: install it (Debian: apt-get install ${pkg}) or say where it is.`);
   }
@@ -143,4 +147,40 @@ export function ensureHaproxy() {
     why: 'the topology',
     installArgs: ['--no-install-recommends'],
   });
+}
+
+/**
+ * The PHP client's tests (test/integration/php-client.test.ts) run it with Debian's php-cli: its
+ * HTTP goes through PHP's own streams, so php-cli alone is enough (docs/decisions/0170). PHP_PATH
+ * names another.
+ */
+export function ensurePhp() {
+  return ensureDebianPackage({
+    pkg: 'php-cli',
+    command: 'php',
+    binary: '/usr/bin/php',
+    candidates: [process.env.PHP_PATH],
+    why: 'the PHP client tests',
+    installArgs: ['--no-install-recommends'],
+  });
+}
+
+/** True when `python` runs and is Python 3.11 or newer, the Python client's floor. */
+function isPython311(python) {
+  const result = spawnSync(python, ['-c', 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'], { stdio: 'ignore' });
+  return result.status === 0;
+}
+
+/**
+ * The Python client's tests run it with a Python 3.11 or newer: PYTHON_PATH, else `python3` on the
+ * PATH, else Debian's (installed with apt when missing or older; bookworm's is 3.11).
+ */
+export function ensurePython() {
+  const candidates = [process.env.PYTHON_PATH, onPath('python3'), '/usr/bin/python3'].filter(Boolean);
+  const found = candidates.find((candidate) => existsSync(candidate) && isPython311(candidate));
+  if (found) return found;
+  // Asked of apt even when an older python3 is on the PATH: Debian's may be newer than it.
+  const installed = aptInstall({ pkg: 'python3', binary: '/usr/bin/python3', why: 'the Python client tests', installArgs: ['--no-install-recommends'] });
+  if (!isPython311(installed)) throw new Error(`the Python client tests need Python 3.11 or newer; ${installed} is older (set PYTHON_PATH)`);
+  return installed;
 }

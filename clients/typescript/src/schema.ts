@@ -53,7 +53,121 @@ export interface paths {
         /** List deliveries, newest first */
         get: operations["listDeliveries"];
         put?: never;
-        /** Book a delivery */
+        /**
+         * Book a delivery
+         * @description From your server, with the clients in `clients/` of the repository (each a few files, checked against this document): quote the route, then book it at the quoted fare. Each sends an `Idempotency-Key` (yours, or one made per call and kept on its retries) and retries 429 after `Retry-After` and 503.
+         *
+         *     **TypeScript** (`clients/typescript/examples/book.ts`):
+         *
+         *     ```ts
+         *     // Quote a route, then book it at the quoted fare. Run: DELIVERY_API_KEY=sk_test_… npx tsx book.ts
+         *     import { randomUUID } from 'node:crypto';
+         *     import { createPartnerClient, PartnerApiError, withRetries } from '../src'; // or '@partner-delivery/client'
+         *
+         *     const partner = createPartnerClient({ baseUrl: process.env.DELIVERY_BASE_URL ?? 'http://localhost:3000', apiKey: process.env.DELIVERY_API_KEY ?? '' });
+         *
+         *     const route = { pickup_lat: 5.5497, pickup_lng: -0.2096, dropoff_lat: 5.6052, dropoff_lng: -0.1668 };
+         *     async function main(): Promise<void> {
+         *       try {
+         *         const quote = await withRetries(() => partner.quotes.create(route));
+         *         const idempotencyKey = `order-${randomUUID()}`; // your order number: the same on a retry of this booking
+         *         const delivery = await withRetries(() =>
+         *           partner.deliveries.create(
+         *             {
+         *               ...route,
+         *               pickup_address: 'Makola Market, Accra',
+         *               dropoff_address: 'Kotoka International Airport',
+         *               package_size: 'small',
+         *               recipient_name: 'Ama Serwaa',
+         *               recipient_phone: '+233241234567',
+         *               payment_method: 'gateway',
+         *               quote_id: quote.quote_id,
+         *             },
+         *             { idempotencyKey },
+         *           ),
+         *         );
+         *         console.log(delivery.reference, delivery.status, delivery.total_fare, 'GHS', delivery.tracking_url);
+         *       } catch (error) {
+         *         if (!(error instanceof PartnerApiError)) throw error;
+         *         // 400 bad_request {"dropoff_lat":"outside the service area"} 5f0c…
+         *         console.error(error.status, error.code, JSON.stringify(error.details), error.requestId);
+         *         process.exitCode = 1;
+         *       }
+         *     }
+         *
+         *     void main();
+         *     ```
+         *
+         *     **PHP** (`clients/php/examples/book.php`):
+         *
+         *     ```php
+         *     <?php
+         *
+         *     // Quote a route, then book it at the quoted fare. Run: DELIVERY_API_KEY=sk_test_… php book.php
+         *     require __DIR__ . '/../autoload.php'; // or Composer's vendor/autoload.php
+         *
+         *     use PartnerDelivery\PartnerApiError;
+         *     use PartnerDelivery\PartnerClient;
+         *
+         *     $partner = new PartnerClient(getenv('DELIVERY_BASE_URL') ?: 'http://localhost:3000', getenv('DELIVERY_API_KEY'));
+         *
+         *     $route = ['pickup_lat' => 5.5497, 'pickup_lng' => -0.2096, 'dropoff_lat' => 5.6052, 'dropoff_lng' => -0.1668];
+         *     try {
+         *         $quote = $partner->quotes->create($route);
+         *         $delivery = $partner->deliveries->create($route + [
+         *             'pickup_address' => 'Makola Market, Accra',
+         *             'dropoff_address' => 'Kotoka International Airport',
+         *             'package_size' => 'small',
+         *             'recipient_name' => 'Ama Serwaa',
+         *             'recipient_phone' => '+233241234567',
+         *             'payment_method' => 'gateway',
+         *             'quote_id' => $quote['quote_id'],
+         *         ], idempotencyKey: 'order-' . bin2hex(random_bytes(8))); // your order number: the same on a retry of this booking
+         *         echo "{$delivery['reference']} {$delivery['status']} {$delivery['total_fare']} GHS {$delivery['tracking_url']}\n";
+         *     } catch (PartnerApiError $error) {
+         *         // 400 bad_request {"dropoff_lat":"outside the service area"} 5f0c…
+         *         fwrite(STDERR, "{$error->status} {$error->errorCode} " . json_encode($error->details) . " {$error->requestId}\n");
+         *         exit(1);
+         *     }
+         *     ```
+         *
+         *     **Python** (`clients/python/examples/book.py`):
+         *
+         *     ```python
+         *     """Quote a route, then book it at the quoted fare. Run: DELIVERY_API_KEY=sk_test_… python3 book.py"""
+         *
+         *     import json
+         *     import os
+         *     import sys
+         *     import uuid
+         *
+         *     from partner_delivery import PartnerApiError, PartnerClient
+         *
+         *     partner = PartnerClient(os.environ.get("DELIVERY_BASE_URL", "http://localhost:3000"), os.environ["DELIVERY_API_KEY"])
+         *
+         *     route = {"pickup_lat": 5.5497, "pickup_lng": -0.2096, "dropoff_lat": 5.6052, "dropoff_lng": -0.1668}
+         *     try:
+         *         quote = partner.quotes.create(route)
+         *         delivery = partner.deliveries.create(
+         *             {
+         *                 **route,
+         *                 "pickup_address": "Makola Market, Accra",
+         *                 "dropoff_address": "Kotoka International Airport",
+         *                 "package_size": "small",
+         *                 "recipient_name": "Ama Serwaa",
+         *                 "recipient_phone": "+233241234567",
+         *                 "payment_method": "gateway",
+         *                 "quote_id": quote["quote_id"],
+         *             },
+         *             idempotency_key=f"order-{uuid.uuid4()}",  # your order number: the same on a retry of this booking
+         *         )
+         *         print(delivery["reference"], delivery["status"], delivery["total_fare"], "GHS", delivery["tracking_url"])
+         *     except PartnerApiError as error:
+         *         # 400 bad_request {"dropoff_lat": "outside the service area"} 5f0c…
+         *         print(error.status, error.code, json.dumps(error.details), error.request_id, file=sys.stderr)
+         *         sys.exit(1)
+         *     ```
+         */
         post: operations["createDelivery"];
         delete?: never;
         options?: never;
@@ -492,6 +606,90 @@ export interface webhooks {
         /**
          * A delivery changed status
          * @description Sent to the partner’s `webhook_url` on each status change (none for `pending`). Verify `X-Service-Signature`: `sha256=` and the lowercase hex HMAC-SHA256 of the raw body bytes, keyed with the webhook secret, compared in constant time. Answer any 2xx within 10 s; anything else is retried with exponential backoff, at most five times, with the same bytes and event id. The same event may arrive more than once: de-duplicate on `X-Service-Event-Id` or `delivery_id` plus `status`.
+         *
+         *     A receiver in each client’s language, verifying the raw bytes with its `verifyWebhook`:
+         *
+         *     **TypeScript** (`clients/typescript/examples/webhook.ts`):
+         *
+         *     ```ts
+         *     // A callback receiver. Run: DELIVERY_WEBHOOK_SECRET=… npx tsx webhook.ts (port 8080, or PORT)
+         *     import { createServer } from 'node:http';
+         *     import { verifyWebhook, type WebhookEvent } from '../src'; // or '@partner-delivery/client'
+         *
+         *     createServer((req, res) => {
+         *       const chunks: Buffer[] = [];
+         *       req.on('data', (chunk: Buffer) => chunks.push(chunk));
+         *       req.on('end', () => {
+         *         const raw = Buffer.concat(chunks); // the exact bytes: never JSON.stringify(JSON.parse(...)) them
+         *         if (!verifyWebhook(raw, req.headers['x-service-signature'], process.env.DELIVERY_WEBHOOK_SECRET ?? '')) {
+         *           res.writeHead(401).end(); // not from the service
+         *           return;
+         *         }
+         *         const event = JSON.parse(raw.toString('utf8')) as WebhookEvent;
+         *         if (event.event.startsWith('delivery.') && event.event !== 'webhook.test') {
+         *           // Your work: update the order, notify the customer... The same event may come again:
+         *           // act once per delivery_id + status (a unique index in your database).
+         *           console.log(event.event, event.delivery_id, event.data.payment_status);
+         *         }
+         *         res.writeHead(204).end(); // any 2xx within 10 s
+         *       });
+         *     }).listen(Number(process.env.PORT ?? 8080));
+         *     ```
+         *
+         *     **PHP** (`clients/php/examples/webhook.php`):
+         *
+         *     ```php
+         *     <?php
+         *
+         *     // A callback receiver. Run: DELIVERY_WEBHOOK_SECRET=… php -S 0.0.0.0:8080 webhook.php
+         *     require __DIR__ . '/../autoload.php'; // or Composer's vendor/autoload.php
+         *
+         *     use function PartnerDelivery\verifyWebhook;
+         *
+         *     $raw = file_get_contents('php://input'); // the exact bytes: never json_encode(json_decode(...)) them
+         *     if (!verifyWebhook($raw, $_SERVER['HTTP_X_SERVICE_SIGNATURE'] ?? null, getenv('DELIVERY_WEBHOOK_SECRET') ?: '')) {
+         *         http_response_code(401); // not from the service
+         *         exit;
+         *     }
+         *     $event = json_decode($raw, true);
+         *     if (str_starts_with($event['event'], 'delivery.')) {
+         *         // Your work: update the order, notify the customer... The same event may come again:
+         *         // act once per delivery_id + status (a unique index in your database).
+         *         error_log("{$event['event']} {$event['delivery_id']} {$event['data']['payment_status']}");
+         *     }
+         *     http_response_code(204); // any 2xx within 10 s
+         *     ```
+         *
+         *     **Python** (`clients/python/examples/webhook.py`):
+         *
+         *     ```python
+         *     """A callback receiver. Run: DELIVERY_WEBHOOK_SECRET=… python3 webhook.py (port 8080, or PORT)"""
+         *
+         *     import json
+         *     import os
+         *     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+         *
+         *     from partner_delivery import verify_webhook
+         *
+         *
+         *     class Callbacks(BaseHTTPRequestHandler):
+         *         def do_POST(self) -> None:
+         *             raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))  # the exact bytes: never json.dumps(json.loads(...)) them
+         *             if not verify_webhook(raw, self.headers.get("X-Service-Signature"), os.environ.get("DELIVERY_WEBHOOK_SECRET", "")):
+         *                 self.send_response(401)  # not from the service
+         *                 self.end_headers()
+         *                 return
+         *             event = json.loads(raw)
+         *             if event["event"].startswith("delivery."):
+         *                 # Your work: update the order, notify the customer... The same event may come again:
+         *                 # act once per delivery_id + status (a unique index in your database).
+         *                 print(event["event"], event["delivery_id"], event["data"]["payment_status"], flush=True)
+         *             self.send_response(204)  # any 2xx within 10 s
+         *             self.end_headers()
+         *
+         *
+         *     ThreadingHTTPServer(("0.0.0.0", int(os.environ.get("PORT", "8080"))), Callbacks).serve_forever()
+         *     ```
          */
         post: operations["deliveryStatusChanged"];
         delete?: never;
