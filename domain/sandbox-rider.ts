@@ -19,18 +19,16 @@ export type SandboxStep = (typeof SANDBOX_STEPS)[number];
 /** The name a manual sandbox rider goes by in the record and on the tracking page. */
 export const MANUAL_SANDBOX_RIDER_NAME = 'Sandbox Rider';
 
-/** The stored photo a sandbox rider hands over where the booking asks for one (no upload). */
-export const SANDBOX_HANDOVER_PHOTO = 'robo-rider-handover.png';
-
 /**
  * The proof a sandbox rider brings to a hand-over: verification passes by itself, as it does for
  * the robo rider. For a code, the issued code's own hash; null while none is issued yet (codes are
- * texted beside dispatch).
+ * texted beside dispatch). For a photo, the sandbox picture stored for the drop
+ * (integrations/storage/sandbox-photo.ts).
  */
 export type SandboxProof = { kind: 'none' } | { kind: 'otp'; codeHash: string } | { kind: 'photo'; storageKey: string };
 
-export function sandboxProof(method: VerificationMethod, issuedCodeHash: string | null): SandboxProof | null {
-  if (method === 'photo') return { kind: 'photo', storageKey: SANDBOX_HANDOVER_PHOTO };
+export function sandboxProof(method: VerificationMethod, issued: { codeHash: string | null; photoKey: string | null }): SandboxProof | null {
+  if (method === 'photo') return issued.photoKey === null ? null : { kind: 'photo', storageKey: issued.photoKey };
   if (method !== 'otp') return { kind: 'none' };
-  return issuedCodeHash === null ? null : { kind: 'otp', codeHash: issuedCodeHash };
+  return issued.codeHash === null ? null : { kind: 'otp', codeHash: issued.codeHash };
 }

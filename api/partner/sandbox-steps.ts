@@ -1,6 +1,9 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import * as deliveries from '../../db/deliveries';
 import * as handoverCodes from '../../db/handover-codes';
+import * as handoverPhotos from '../../db/handover-photos';
+import { putSandboxPhoto } from '../../integrations/storage/sandbox-photo';
+import { dropName } from '../proof-photo-links';
 import * as riders from '../../db/riders';
 import type { DeliveryParts } from '../../domain/delivery-view';
 import type { LatLng } from '../../domain/geo';
@@ -30,13 +33,21 @@ import { sendDeliveryUpdate, type WhenEnded } from '../temporal/delivery-updates
  * refused first on the read model by the step rules (domain/steps.ts), as the rider API does.
  */
 export function createSandboxSteps(deps: AppDeps) {
-  const { orm } = deps;
+  const { orm, photos } = deps;
   const statusOf = (deliveryId: string) => () => deliveries.statusOf(orm.em.fork(), deliveryId);
 
   /** The proof the booking asks for, brought by the sandbox rider itself (as the robo rider does). */
   async function proofFor({ delivery }: DeliveryParts, position: number): Promise<SandboxProof> {
-    const codeHash = delivery.verificationMethod === 'otp' ? await handoverCodes.issuedHash(orm.em.fork(), delivery.id, position) : null;
-    const proof = sandboxProof(delivery.verificationMethod, codeHash);
+    const em = orm.em.fork();
+    const codeHash = delivery.verificationMethod === 'otp' ? await handoverCodes.issuedHash(em, delivery.id, position) : null;
+    let photoKey: string | null = null;
+    if (delivery.verificationMethod === 'photo') {
+      // Stored and recorded as a rider's upload is, so the proof's photo link serves it.
+      const photo = await putSandboxPhoto(photos, delivery.id, dropName(position));
+      await handoverPhotos.save(em, { deliveryId: delivery.id, position, ...photo });
+      photoKey = photo.storageKey;
+    }
+    const proof = sandboxProof(delivery.verificationMethod, { codeHash, photoKey });
     // Codes are texted as the workflow starts: none yet means it has only just begun.
     if (proof === null) throw ApiError.unavailable('The hand-over code is not issued yet; try again shortly');
     return proof;

@@ -105,11 +105,28 @@ describe('a manual sandbox rider', () => {
     expect((await stack.temporal.workflow.getHandle(deliveryWorkflowId(created.id)).result()).status).toBe('delivered');
   }, 60_000);
 
-  it('hands over where the booking asks for a photo: the sandbox rider brings one by itself', async () => {
+  it('hands over where the booking asks for a photo: the sandbox rider brings one by itself, and its proof links it', async () => {
     const { client } = await sandboxPartner();
-    const created = await client.deliveries.create(bookingBody({ verification_method: 'photo' }) as BookingRequest, { sandboxRider: 'manual' });
-    for (const step of ['accept', 'pickup', 'depart'] as const) await client.deliveries.simulate(created.id, step);
+    const created = await client.deliveries.create(
+      bookingBody({ verification_method: 'photo', additional_stops: [stopBody()] }) as BookingRequest,
+      { sandboxRider: 'manual' },
+    );
+    for (const step of ['accept', 'pickup', 'depart', 'complete_stop'] as const) await client.deliveries.simulate(created.id, step);
     expect((await client.deliveries.simulate(created.id, 'deliver')).status).toBe('delivered');
+
+    // A test integration reads a real photo through the same signed link a live one would.
+    const proof = await client.deliveries.proof(created.id);
+    expect(proof.map((h) => [h.stop_index, h.method, typeof h.photo_url])).toEqual([
+      [0, 'photo', 'string'],
+      [null, 'photo', 'string'],
+    ]);
+    for (const handover of proof) {
+      // Links point at SITE_URL, the public address; this API listens on a port of its own.
+      const link = new URL(handover.photo_url as string);
+      const photo = await fetch(new URL(`${link.pathname}${link.search}`, stack.baseUrl));
+      expect([photo.status, photo.headers.get('content-type')]).toEqual([200, 'image/png']);
+      expect(Buffer.from(await photo.arrayBuffer()).subarray(1, 4).toString()).toBe('PNG');
+    }
   }, 30_000);
 
   it('refuses a step the status does not allow in the error envelope, as a rider’s would be, and changes nothing', async () => {
@@ -218,6 +235,16 @@ describe('the robo rider', () => {
       status: 400,
       body: { error: { code: 'bad_request', details: { status: 'delivered', sandbox_rider: 'robo' } } },
     });
+  }, 30_000);
+
+  it('hands over a photo of its own where the booking asks for one, linked from the proof', async () => {
+    const { client, receiver } = await sandboxPartner();
+    const created = await client.deliveries.create(bookingBody({ verification_method: 'photo' }) as BookingRequest);
+    await callbackOf(receiver, created.id, 'delivered');
+    const [handover] = await client.deliveries.proof(created.id);
+    const link = new URL(handover?.photo_url as string);
+    const photo = await fetch(new URL(`${link.pathname}${link.search}`, stack.baseUrl));
+    expect([photo.status, photo.headers.get('content-type')]).toEqual([200, 'image/png']);
   }, 30_000);
 
   it('lets no partner drive another partner’s delivery', async () => {
