@@ -21,6 +21,8 @@ export interface StandInApi {
   name: string;
   port: number;
   received: ReceivedRequest[];
+  /** TCP connections that have carried a request other than a health check, so far. */
+  readonly connections: number;
   close(): Promise<void>;
 }
 
@@ -32,8 +34,14 @@ export interface StandInApi {
  */
 export async function startStandInApi(name: string, { dies }: { dies: boolean }): Promise<StandInApi> {
   const received: ReceivedRequest[] = [];
+  const carrying = new WeakSet<object>();
+  let connections = 0;
   const server = createServer((req, res) => {
     if (req.url === '/readyz') return void res.end('ready');
+    if (!carrying.has(req.socket)) {
+      carrying.add(req.socket);
+      connections += 1;
+    }
     let body = '';
     req.setEncoding('utf8');
     req.on('data', (chunk: string) => (body += chunk));
@@ -48,6 +56,9 @@ export async function startStandInApi(name: string, { dies }: { dies: boolean })
     name,
     port: (server.address() as AddressInfo).port,
     received,
+    get connections() {
+      return connections;
+    },
     close: async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -106,9 +117,9 @@ export async function startTopologyHaproxy(apis: StandInApi[]): Promise<Balancer
 
 /**
  * nginx with the compose stack's configuration (temporal-docker/nginx.conf) in front of `apis`.
- * Only what Docker provides is stood in for: the name `api` is an upstream of the stand-ins
- * instead of Docker's DNS answer with every replica (kept in rotation whatever fails, as in the
- * moment before anything notices a replica died), one worker (so requests take turns), a free
+ * Only what Docker provides is stood in for: the upstream `api` holds the stand-ins instead of
+ * Docker's DNS answer with every replica (`resolve`, which nginx has from 1.27.3; each kept in
+ * rotation whatever fails, as in the moment before anything notices a replica died), one worker (so requests take turns), a free
  * port for 80, and files under the test's folder. Every other line runs as written.
  */
 export async function startComposeNginx(apis: StandInApi[]): Promise<Balancer> {
@@ -121,19 +132,11 @@ export async function startComposeNginx(apis: StandInApi[]): Promise<Balancer> {
   };
   let config = replace(composeConfig, /^worker_processes auto;$/m, 'worker_processes 1;');
   config = replace(config, /^(\s*)listen 80;$/m, `$1listen 127.0.0.1:${port};`);
-  config = replace(config, /http:\/\/api:3000/g, 'http://api');
+  config = replace(config, /^(\s*)server api:3000 resolve;$/m, apis.map((api) => `$1server 127.0.0.1:${api.port} max_fails=0;`).join('\n'));
   config = replace(
     config,
     /^http \{$/m,
-    [
-      'http {',
-      `  upstream api {`,
-      ...apis.map((api) => `    server 127.0.0.1:${api.port} max_fails=0;`),
-      '  }',
-      '  access_log off;',
-      `  client_body_temp_path ${dir}/body;`,
-      `  proxy_temp_path ${dir}/proxy;`,
-    ].join('\n'),
+    ['http {', '  access_log off;', `  client_body_temp_path ${dir}/body;`, `  proxy_temp_path ${dir}/proxy;`].join('\n'),
   );
   const configFile = path.join(dir, 'nginx.conf');
   writeFileSync(configFile, config);

@@ -196,7 +196,7 @@ describe('the compose file', () => {
   it('believes exactly the one proxy in front of the API, which overwrites whatever X-Forwarded-For a client sends', () => {
     const nginx = read('temporal-docker/nginx.conf');
     expect(nginx).toMatch(/^\s*listen 80;$/m);
-    expect(nginx).toContain(`http://api:${environmentOf('api').PORT}`);
+    expect(nginx).toMatch(new RegExp(`^\\s*server api:${environmentOf('api').PORT} resolve;$`, 'm'));
     expect(nginx).toMatch(/^\s*proxy_set_header X-Forwarded-For \$remote_addr;$/m);
     expect(nginx).not.toContain('$proxy_add_x_forwarded_for');
     expect(nginx).toMatch(/^\s*proxy_set_header Host \$host;$/m);
