@@ -2,6 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { EtaFigures, EtaStop, EtaTrip } from '../domain/eta';
 import type { LatLng } from '../domain/geo';
 import { poolQuery, type PoolQuery } from './pool-query';
+import { COMMIT_WITHOUT_WAITING_FOR_DISK } from './lossy-commit';
 
 /**
  * The ETA cached on a delivery's row, so every API process shares one figure. Whichever process
@@ -12,11 +13,13 @@ import { poolQuery, type PoolQuery } from './pool-query';
 /**
  * Claims the refresh when the figure is older than `refreshSeconds`, or was never computed;
  * false when it is fresh or another process claimed it first. Judged by the database clock, so
- * API hosts with skewed clocks still agree on what is stale.
+ * API hosts with skewed clocks still agree on what is stale. The claim and the figures a read
+ * stores commit without waiting for the disk: a crash may lose a figure, which the next read
+ * computes again.
  */
 export async function claimRefresh(em: EntityManager, deliveryId: string, refreshSeconds: number): Promise<boolean> {
   const claimed = await em.execute<{ id: string }[]>(
-    `update deliveries set eta_computed_at = now()
+    `update deliveries set eta_computed_at = now() from ${COMMIT_WITHOUT_WAITING_FOR_DISK}
      where id = ? and (eta_computed_at is null or eta_computed_at <= now() - make_interval(secs => ?))
      returning id`,
     [deliveryId, refreshSeconds],
@@ -26,7 +29,7 @@ export async function claimRefresh(em: EntityManager, deliveryId: string, refres
 
 /** Stores the minutes to the final drop and to each additional stop, by position, and the times. */
 export async function save(em: EntityManager, deliveryId: string, eta: EtaFigures): Promise<void> {
-  await em.execute('update deliveries set eta_min = ?, eta_legs_min = ?, eta_times = ? where id = ?', [
+  await em.execute(`update deliveries set eta_min = ?, eta_legs_min = ?, eta_times = ? from ${COMMIT_WITHOUT_WAITING_FOR_DISK} where id = ?`, [
     eta.finalMin,
     JSON.stringify(eta.legsMin),
     JSON.stringify(eta.times),

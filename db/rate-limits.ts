@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { poolQuery } from './pool-query';
+import { COMMIT_WITHOUT_WAITING_FOR_DISK } from './lossy-commit';
 
 /**
  * Fixed-window rate-limit counters (`rate_limit_counters`), shared by every API process; the
@@ -9,12 +10,14 @@ import { poolQuery } from './pool-query';
 /**
  * Adds hits to keys' windows, starting a new window where the old one has passed; answers each
  * window's count and how long it has left by the database clock. One key for a hit that must be
- * exact, many for the hits counted in the process since the last write.
+ * exact, many for the hits counted in the process since the last write. Its commit does not wait
+ * for the disk: a crash may forget the last hits of a window, never grant more than one window's.
  */
 const ADD_HITS = {
   name: 'rate-limit-add-hits',
   text: `insert into rate_limit_counters (key, hits, reset_at)
-         select key, hits, now() + $3::integer * interval '1 millisecond' from unnest($1::text[], $2::integer[]) as t(key, hits)
+         select key, hits, now() + $3::integer * interval '1 millisecond'
+         from unnest($1::text[], $2::integer[]) as t(key, hits), ${COMMIT_WITHOUT_WAITING_FOR_DISK}
          on conflict (key) do update set
            hits = case when rate_limit_counters.reset_at <= now() then excluded.hits else rate_limit_counters.hits + excluded.hits end,
            reset_at = case when rate_limit_counters.reset_at <= now() then excluded.reset_at else rate_limit_counters.reset_at end

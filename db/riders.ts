@@ -4,6 +4,7 @@ import type { LatLng } from '../domain/geo';
 import type { DeliveryStatus, VerificationMethod } from '../domain/lifecycle';
 import type { DeliverySnapshot } from '../domain/steps';
 import { poolQuery, type PoolQuery } from './pool-query';
+import { COMMIT_WITHOUT_WAITING_FOR_DISK } from './lossy-commit';
 
 /**
  * Riders: their token, availability, position and the one job each holds, and the rider app's
@@ -85,12 +86,14 @@ const JOB_FOR_STEP = {
 
 /**
  * Many riders' latest positions in one statement: every API process writes the pings it took in
- * the last few milliseconds together, one transaction instead of one a ping.
+ * the last few milliseconds together, one transaction instead of one a ping. Its commit does not
+ * wait for the disk: a crash may lose the last positions, which the next pings replace.
  */
 const RECORD_POSITIONS = {
   name: 'rider-record-positions',
   text: `update riders r set lat = p.lat, lng = p.lng, located_at = now()
-         from unnest($1::uuid[], $2::float8[], $3::float8[]) as p(id, lat, lng) where r.id = p.id`,
+         from unnest($1::uuid[], $2::float8[], $3::float8[]) as p(id, lat, lng), ${COMMIT_WITHOUT_WAITING_FOR_DISK}
+         where r.id = p.id`,
 };
 
 /** The job as the rider app shows it, and its recipients' numbers for masking; null when there is no such delivery. */
