@@ -18,11 +18,15 @@ export const SEARCH_ATTRIBUTES = ['DeliveryStatus=Keyword', 'PaymentStatus=Keywo
  *   search-attribute upsert also read cluster metadata through its single SQLite connection;
  *   ours are all registered when the server starts, so the cache is always right;
  * - eager activity execution hands an activity scheduled by a workflow task straight back to the
- *   worker that completed the task, skipping a round trip through the task queue.
+ *   worker that completed the task, skipping a round trip through the task queue;
+ * - the history cache holds the city's deliveries in flight (2,000 at its peak) on the dev
+ *   server's one shard: at its default of 512 a message to a delivery not held there reads the
+ *   workflow's state back from SQLite (docs/decisions/0174-history-cache-for-the-city.md).
  */
 export const DEV_SERVER_DYNAMIC_CONFIG = {
   'system.forceSearchAttributesCacheRefreshOnRead': false,
   'system.enableActivityEagerExecution': true,
+  'history.cacheMaxSize': 4096,
 };
 
 export function freePort() {
