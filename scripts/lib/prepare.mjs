@@ -150,7 +150,7 @@ export function ensureHaproxy() {
 }
 
 /**
- * The PHP client's tests (test/integration/php-client.test.ts) run it with Debian's php-cli: its
+ * The PHP client's tests (test/integration/php-python-clients.test.ts) run it with Debian's php-cli: its
  * HTTP goes through PHP's own streams, so php-cli alone is enough (docs/decisions/0170). PHP_PATH
  * names another.
  */

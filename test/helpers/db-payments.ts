@@ -27,10 +27,10 @@ export interface DebitRow {
   settled_at: Date | null;
 }
 
-/** The debits of one delivery (at most one) or of several. */
+/** The debits of one delivery or of several: the booking's, then each fare change's. */
 export function debitsOf(orm: Orm, deliveryIds: string | readonly string[]): Promise<DebitRow[]> {
   if (list(deliveryIds).length === 0) return Promise.resolve([]);
-  return rows(orm, 'select delivery_id, payment_method_id, gateway, amount, state, reason, settled_at from debits where delivery_id in (?) order by delivery_id', [list(deliveryIds)]);
+  return rows(orm, 'select delivery_id, payment_method_id, gateway, amount, state, reason, settled_at from debits where delivery_id in (?) order by delivery_id, change_seq', [list(deliveryIds)]);
 }
 
 /** The reconciliation's side of a delivery's debit: whether the gateway confirmed it, and a recheck asked for. */

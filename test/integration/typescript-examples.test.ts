@@ -6,7 +6,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 /**
  * The TypeScript client's examples (clients/typescript/examples), as the README and /docs show
  * them, run against the running service as their first line says. The PHP and Python ones are run
- * by php-client.test.ts and python-client.test.ts.
+ * by php-python-clients.test.ts.
  */
 
 let stack: TestStack;

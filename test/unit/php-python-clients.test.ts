@@ -8,7 +8,7 @@ import { PHP, PYTHON, runProgram } from '../helpers/client-programs';
  * The PHP and Python clients, each run by its interpreter against a real HTTP server standing in
  * for the API (test/clients/every-call.*): every partner and public operation of the document is
  * called, the key and Idempotency-Key go where they belong, and 429 and 503 are retried with the
- * same key. Against the running service: test/integration/php-client.test.ts, python-client.test.ts.
+ * same key. Against the running service: test/integration/php-python-clients.test.ts.
  */
 
 interface Seen {
