@@ -14,7 +14,7 @@ import { makePartner, makeRider } from '../helpers/partners';
  * disk. Told apart by what PostgreSQL itself counts: the WAL fsyncs of the one connection that ran
  * them (its per-backend I/O statistics), against an ordinary write's on the same connection.
  */
-const TIMES = 20;
+const TIMES = 40;
 
 let orm: Orm;
 beforeAll(async () => {
@@ -52,12 +52,13 @@ describe('writes that need not wait for the disk', () => {
     const deliveryId = await commitBookingRow(orm, { partnerId, mode: 'live', paymentMethodId });
     const em = () => orm.em.fork();
 
-    // The measure itself: an ordinary committed write is flushed before its commit returns.
+    // The measure itself: an ordinary committed write is flushed before its commit returns, by
+    // its own fsync unless another connection's commit flushed past it first (group commit).
     const ordinary = await fsyncsOf((n) => em().execute('update riders set rating = ? where id = ?', [4 + n / 100, rider.riderId]));
-    expect(ordinary).toBeGreaterThanOrEqual(TIMES);
+    expect(ordinary).toBeGreaterThanOrEqual(TIMES * 0.6);
 
     const lossy = {
-      pings: await fsyncsOf((n) => setPositions(em(), new Map([[rider.riderId, { lat: 5.55 + n / 1e4, lng: -0.2 }]]))),
+      pings: await fsyncsOf((n) => setPositions(em(), new Map([[rider.riderId, { lat: 5.55 + n / 1e5, lng: -0.2 }]]))),
       rateLimits: await fsyncsOf(() => addHits(em(), [`lossy-test:${rider.riderId}`], [1], 60_000)),
       etaRefresh: await fsyncsOf(async (n) => {
         await claimRefresh(em(), deliveryId, 0);
@@ -74,6 +75,6 @@ describe('writes that need not wait for the disk', () => {
       `select r.lat, d.eta_min, current_setting('synchronous_commit') as sync from riders r, deliveries d where r.id = $1 and d.id = $2`,
       [rider.riderId, deliveryId],
     );
-    expect(rows[0]).toEqual({ lat: 5.55 + (TIMES - 1) / 1e4, eta_min: TIMES - 1, sync: 'on' });
+    expect(rows[0]).toEqual({ lat: 5.55 + (TIMES - 1) / 1e5, eta_min: TIMES - 1, sync: 'on' });
   });
 });
