@@ -8,8 +8,6 @@ import * as deliveries from '../db/deliveries';
 import * as deliveryStops from '../db/delivery-stops';
 import * as handoverCodes from '../db/handover-codes';
 import * as handoverPhotos from '../db/handover-photos';
-import { putSandboxPhoto } from '../integrations/storage/sandbox-photo';
-import type { EntityManager } from '@mikro-orm/postgresql';
 import * as riders from '../db/riders';
 import {
   acceptUpdate,
@@ -42,18 +40,11 @@ export function createRoboRiderActivities({ orm, temporal, photos }: ActivityDep
     const em = orm.em.fork();
     const delivery = await deliveries.get(em, deliveryId);
     const codeHash = delivery.verificationMethod === 'otp' ? await handoverCodes.issuedHash(em, deliveryId, position) : null;
-    const photoKey = delivery.verificationMethod === 'photo' ? await keepSandboxPhoto(em, deliveryId, position) : null;
+    const photoKey = delivery.verificationMethod === 'photo' ? await handoverPhotos.keepSandboxPhoto(em, photos, deliveryId, position) : null;
     const proof = sandboxProof(delivery.verificationMethod, { codeHash, photoKey });
     // The codes are texted beside dispatch; the activity's retry waits for them.
     if (proof === null) throw ApplicationFailure.retryable('The hand-over code is not issued yet', 'CodeNotIssued');
     return proof;
-  }
-
-  /** The sandbox picture of a drop, stored and recorded as a rider's upload is. */
-  async function keepSandboxPhoto(em: EntityManager, deliveryId: string, position: number): Promise<string> {
-    const photo = await putSandboxPhoto(photos, deliveryId, position === FINAL_DROP ? 'final' : `stop-${position}`);
-    await handoverPhotos.save(em, { deliveryId, position, ...photo });
-    return photo.storageKey;
   }
 
   async function moveTo(riderId: string, position: LatLng): Promise<void> {

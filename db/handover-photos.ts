@@ -1,4 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { FINAL_DROP } from '../domain/lifecycle';
+import type { PhotoStore } from '../integrations/storage/photo-store';
+import { putSandboxPhoto } from '../integrations/storage/sandbox-photo';
 
 /** Photos taken as proof of hand-over of `photo` deliveries: where each is stored, one per drop. */
 
@@ -21,4 +24,14 @@ export async function photoAt(em: EntityManager, deliveryId: string, position: n
     [deliveryId, position],
   );
   return row ? { storageKey: row.storage_key, contentType: row.content_type } : null;
+}
+
+/**
+ * The sandbox rider's picture of a drop (robo or the partner's manual one), stored through the
+ * photo store and recorded as a rider's upload is; returns its key. The same key on a retry.
+ */
+export async function keepSandboxPhoto(em: EntityManager, photos: PhotoStore, deliveryId: string, position: number): Promise<string> {
+  const photo = await putSandboxPhoto(photos, deliveryId, position === FINAL_DROP ? 'final' : `stop-${position}`);
+  await save(em, { deliveryId, position, ...photo });
+  return photo.storageKey;
 }

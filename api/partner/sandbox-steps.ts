@@ -2,8 +2,6 @@ import type { WorkflowHandle } from '@temporalio/client';
 import * as deliveries from '../../db/deliveries';
 import * as handoverCodes from '../../db/handover-codes';
 import * as handoverPhotos from '../../db/handover-photos';
-import { putSandboxPhoto } from '../../integrations/storage/sandbox-photo';
-import { dropName } from '../proof-photo-links';
 import * as riders from '../../db/riders';
 import type { DeliveryParts } from '../../domain/delivery-view';
 import type { LatLng } from '../../domain/geo';
@@ -40,13 +38,8 @@ export function createSandboxSteps(deps: AppDeps) {
   async function proofFor({ delivery }: DeliveryParts, position: number): Promise<SandboxProof> {
     const em = orm.em.fork();
     const codeHash = delivery.verificationMethod === 'otp' ? await handoverCodes.issuedHash(em, delivery.id, position) : null;
-    let photoKey: string | null = null;
-    if (delivery.verificationMethod === 'photo') {
-      // Stored and recorded as a rider's upload is, so the proof's photo link serves it.
-      const photo = await putSandboxPhoto(photos, delivery.id, dropName(position));
-      await handoverPhotos.save(em, { deliveryId: delivery.id, position, ...photo });
-      photoKey = photo.storageKey;
-    }
+    // Stored and recorded as a rider's upload is, so the proof's photo link serves it.
+    const photoKey = delivery.verificationMethod === 'photo' ? await handoverPhotos.keepSandboxPhoto(em, photos, delivery.id, position) : null;
     const proof = sandboxProof(delivery.verificationMethod, { codeHash, photoKey });
     // Codes are texted as the workflow starts: none yet means it has only just begun.
     if (proof === null) throw ApiError.unavailable('The hand-over code is not issued yet; try again shortly');
