@@ -16,8 +16,8 @@ import { COMMIT_WITHOUT_WAITING_FOR_DISK } from './lossy-commit';
 const ADD_HITS = {
   name: 'rate-limit-add-hits',
   text: `insert into rate_limit_counters (key, hits, reset_at)
-         select key, hits, now() + $3::integer * interval '1 millisecond'
-         from unnest($1::text[], $2::integer[]) as t(key, hits), ${COMMIT_WITHOUT_WAITING_FOR_DISK}
+         select key, hits, now() + window_ms * interval '1 millisecond'
+         from unnest($1::text[], $2::integer[], $3::integer[]) as t(key, hits, window_ms), ${COMMIT_WITHOUT_WAITING_FOR_DISK}
          on conflict (key) do update set
            hits = case when rate_limit_counters.reset_at <= now() then excluded.hits else rate_limit_counters.hits + excluded.hits end,
            reset_at = case when rate_limit_counters.reset_at <= now() then excluded.reset_at else rate_limit_counters.reset_at end
@@ -33,11 +33,13 @@ export interface CountRow {
 }
 
 /**
- * Adds `hits[i]` to the window of `keys[i]`, each window `windowMs` long, in one statement. Runs
- * on a client of the pool, outside any transaction: every rate-limited request may write here.
+ * Adds `hits[i]` to the window of `keys[i]`, each window `windowMs` long (or `windowMs[i]`: one
+ * write may carry the hits of budgets with different windows), in one statement. Runs on a
+ * client of the pool, outside any transaction: every rate-limited request may write here.
  */
-export async function addHits(em: EntityManager, keys: string[], hits: number[], windowMs: number): Promise<CountRow[]> {
-  const { rows } = await poolQuery(em).query<CountRow>({ ...ADD_HITS, values: [keys, hits, windowMs] });
+export async function addHits(em: EntityManager, keys: string[], hits: number[], windowMs: number | number[]): Promise<CountRow[]> {
+  const windows = typeof windowMs === 'number' ? keys.map(() => windowMs) : windowMs;
+  const { rows } = await poolQuery(em).query<CountRow>({ ...ADD_HITS, values: [keys, hits, windows] });
   return rows;
 }
 

@@ -1,12 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { ClientRateLimitInfo, Options, Store } from 'express-rate-limit';
 import * as rateLimits from '../../db/rate-limits';
+import { RateLimitWriter, type CountsInProcess, type UnwrittenHits } from './rate-limit-writer';
 
 /** How often counters whose window has passed are swept away. */
 const SWEEP_EVERY_MS = 60_000;
-
-/** How often the hits counted in the process are written. */
-const WRITE_EVERY_MS = 50;
 
 /** Budgets below this are counted one hit at a time: half of them is a burst of a few requests. */
 const LOCAL_COUNTING_MIN_LIMIT = 100;
@@ -42,31 +40,31 @@ interface KnownWindow {
  * second half of a budget is one upsert, counted atomically under the row lock, so processes
  * together never let more through than the budget. Hits in the first half of a budget (of at
  * least LOCAL_COUNTING_MIN_LIMIT) are counted in the process on top of the count Postgres last
- * gave it, while that is under COUNT_TRUSTED_FOR_MS old, and written every WRITE_EVERY_MS in one
- * statement for all keys; so is every hit once a budget is spent, which stays spent whatever is
- * counted on top. The first half could be overspent only if, within that second, other processes
- * took a key from under half its budget to all of it (at 600 a minute, over 300 requests a second
- * on one key). One process alone always sees the exact count.
+ * gave it, while that is young enough (`countTrustedForMs`: the API's budgets trust it for their
+ * window), and written every WRITE_EVERY_MS in one statement for all keys of every store of the
+ * process (RateLimitWriter); so is every hit once a budget is spent, which stays spent whatever
+ * is counted on top. Each write's answer brings the other processes' hits, so the first half
+ * could be overspent only by the hits one process lets through before its next write is
+ * answered, and only if the others meanwhile took the key from under half its budget to all of
+ * it. One process alone always sees the exact count.
  */
-export class PostgresRateLimitStore implements Store {
+export class PostgresRateLimitStore implements Store, CountsInProcess {
   readonly localKeys = false;
   private windowMs = 60_000;
   /** The budget per window, when it is one number for every key (else every hit is written at once). */
   private limit: number | undefined;
   private nextSweep = 0;
   private readonly known = new Map<string, KnownWindow>();
-  private writeTimer: NodeJS.Timeout | undefined;
-  /** The batch being written, so a key's exact count waits for it rather than count it twice. */
-  private writing: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly orm: MikroORM,
     readonly prefix: string,
-    private readonly writeEveryMs = WRITE_EVERY_MS,
+    /** Writes the hits counted here with every other store's of the process. */
+    private readonly writer = RateLimitWriter.of(orm),
     /**
      * How long a count heard from Postgres is counted on top of in the process. Longer suits keys
      * that send a request every few seconds for hours (a rider's phone): each hit counted here is
-     * written within `writeEveryMs`, and that write's answer brings the other processes' hits, so
+     * written within WRITE_EVERY_MS, and that write's answer brings the other processes' hits, so
      * a stale count is corrected within one write, whatever this says.
      */
     private readonly countTrustedForMs = COUNT_TRUSTED_FOR_MS,
@@ -82,11 +80,11 @@ export class PostgresRateLimitStore implements Store {
     const window = this.known.get(fullKey);
     if (window && this.countsLocally(window)) {
       window.unwritten += 1;
-      this.scheduleWrite();
+      this.writer.schedule(this);
       return { totalHits: countOf(window), resetTime: window.resetTime };
     }
     // Exact: wait for a batch in flight, then write this hit with any of the key's unwritten ones.
-    await this.writing;
+    await this.writer.settled;
     const current = this.known.get(fullKey);
     const hits = 1 + (current?.unwritten ?? 0);
     if (current) current.unwritten = 0;
@@ -130,15 +128,14 @@ export class PostgresRateLimitStore implements Store {
     await rateLimits.forget(this.orm.em.fork(), fullKey);
   }
 
-  /** Writes every hit counted in the process so far (a timer does this every `writeEveryMs`). */
+  /** Writes every hit counted in the process so far (its writer does this every WRITE_EVERY_MS). */
   flush(): Promise<void> {
-    this.writing = this.writing.then(() => this.writeUnwritten());
-    return this.writing;
+    this.writer.schedule(this);
+    return this.writer.flush();
   }
 
   shutdown(): void {
-    clearTimeout(this.writeTimer);
-    this.writeTimer = undefined;
+    this.writer.shutdown();
   }
 
   private countsLocally(window: KnownWindow): boolean {
@@ -168,16 +165,7 @@ export class PostgresRateLimitStore implements Store {
     }
   }
 
-  private scheduleWrite(): void {
-    if (this.writeTimer) return;
-    this.writeTimer = setTimeout(() => {
-      this.writeTimer = undefined;
-      void this.flush();
-    }, this.writeEveryMs);
-    this.writeTimer.unref();
-  }
-
-  private async writeUnwritten(): Promise<void> {
+  takeUnwritten(): UnwrittenHits | null {
     const keys: string[] = [];
     const hits: number[] = [];
     const windows: KnownWindow[] = [];
@@ -189,19 +177,20 @@ export class PostgresRateLimitStore implements Store {
       window.writing = window.unwritten;
       window.unwritten = 0;
     }
-    if (keys.length === 0) return;
-    let rows: rateLimits.CountRow[] = [];
-    try {
-      rows = await rateLimits.addHits(this.orm.em, keys, hits, this.windowMs);
-    } catch {
-      // Postgres did not answer: keep the hits and try again at the next interval. The requests
-      // that need an exact count get the error themselves.
-      for (const window of windows) window.unwritten += window.writing;
-      this.scheduleWrite();
-    } finally {
-      for (const window of windows) window.writing = 0;
-    }
-    for (const row of rows) this.remember(row);
+    if (keys.length === 0) return null;
+    return {
+      keys,
+      hits,
+      windowMs: keys.map(() => this.windowMs),
+      settle: (rows) => {
+        // Not written: the hits go back, to be written with the next batch.
+        for (const window of windows) {
+          if (rows === null) window.unwritten += window.writing;
+          window.writing = 0;
+        }
+        for (const row of rows ?? []) this.remember(row);
+      },
+    };
   }
 
   /** Keys seen once are not kept for ever: a window that has ended, with nothing left to write, is dropped. */

@@ -22,16 +22,18 @@ interface LimiterSpec {
   what?: string;
   /** Requests this budget does not count. */
   skip?: (req: Request, res: Response) => boolean;
-  /** How long a key's count heard from a shared store is counted on top of (PostgresRateLimitStore). */
-  countTrustedForMs?: number;
   /** Count only requests answered with an error (4xx, 5xx): a budget for failures, not for traffic. */
   countOnlyFailures?: boolean;
 }
 
 function limiter({ settings, orm, logger }: AppDeps, spec: LimiterSpec): RequestHandler {
-  const store: Store | undefined =
-    settings.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(orm, spec.name, undefined, spec.countTrustedForMs) : undefined;
   const windowMs = spec.windowMs ?? MINUTE_MS;
+  // A count heard from the shared store is counted on top of for the whole window: keys send
+  // requests every few seconds for hours (a phone, a partner's server), and every hit counted in
+  // the process is written within 50 ms, whose answer brings the other processes' hits. Trusted
+  // for less, nearly every request of a key would be a write of its own.
+  const store: Store | undefined =
+    settings.rateLimitStore === 'postgres' ? new PostgresRateLimitStore(orm, spec.name, undefined, windowMs) : undefined;
   const span = windowMs === HOUR_MS ? 'an hour' : 'a minute';
   return rateLimit({
     windowMs,
@@ -88,9 +90,6 @@ export function partnerTestModeRateLimit(deps: AppDeps): RequestHandler {
 /**
  * Per rider token on `/rider/...`; runs after rider authentication. A rider app sends about one
  * request a second (position, offers, steps), so the default of 20 a second only stops a runaway.
- * Thousands of phones each ping every few seconds: a count trusted for a second would make nearly
- * every ping a write of its own, so it is trusted for the window (the write that follows each hit
- * still corrects it within WRITE_EVERY_MS).
  */
 export function riderRateLimit(deps: AppDeps): RequestHandler {
   return limiter(deps, {
@@ -98,7 +97,6 @@ export function riderRateLimit(deps: AppDeps): RequestHandler {
     limit: deps.settings.rateLimitRiderPerMinute,
     key: (_req, res) => riderOf(res).riderId,
     per: 'per rider token',
-    countTrustedForMs: MINUTE_MS,
   });
 }
 

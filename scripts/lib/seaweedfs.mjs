@@ -5,7 +5,7 @@
 // downloaded as any dependency is, copied somewhere writable (the module cache is read-only) and
 // built there with `go build ./weed`.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import path from 'node:path';
 import { spawnGroup } from './process-group.mjs';
@@ -75,13 +75,29 @@ export function ensureSeaweedfs() {
   return binary;
 }
 
+/** The last lines of `file`, to say in an error why a process stopped. */
+function tailOf(file, lines = 15) {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/** How many times a start is tried on other ports when SeaweedFS stops before it serves. */
+const START_TRIES = 3;
+
 /**
  * Starts `weed server` (master, volume, filer and the S3 gateway in one process) on loopback
  * ports of its own under `dataDir`, with one S3 identity (`credentials`), so requests and
- * presigned links are checked as a real store checks them. Returns { endpoint, stop }.
+ * presigned links are checked as a real store checks them. Returns { endpoint, stop } once
+ * `ready(endpoint)` answers true (by default, once the S3 port listens).
+ *
+ * A port found free may be taken by another process before weed binds it; weed then exits
+ * (255), and the start is tried again on other ports.
  */
-export async function startSeaweedfs({ binary, dataDir, credentials, logFile = path.join(dataDir, 'weed.log'), startTimeoutMs = 60_000 }) {
-  mkdirSync(path.join(dataDir, 'data'), { recursive: true });
+export async function startSeaweedfs({ binary, dataDir, credentials, ready, logFile = path.join(dataDir, 'weed.log'), startTimeoutMs = 60_000 }) {
+  mkdirSync(dataDir, { recursive: true });
   const config = path.join(dataDir, 's3.json');
   writeFileSync(
     config,
@@ -95,6 +111,21 @@ export async function startSeaweedfs({ binary, dataDir, credentials, logFile = p
       ],
     }),
   );
+  for (let attempt = 1; ; attempt++) {
+    try {
+      // A folder per try: a master keeps its raft state, with its address, under it.
+      const storeDir = path.join(dataDir, `data-${attempt}`);
+      mkdirSync(storeDir, { recursive: true });
+      return await startOnFreePorts({ binary, storeDir, config, ready, logFile, startTimeoutMs });
+    } catch (error) {
+      if (!(error instanceof SeaweedfsExited) || attempt >= START_TRIES) throw error;
+    }
+  }
+}
+
+class SeaweedfsExited extends Error {}
+
+async function startOnFreePorts({ binary, storeDir, config, ready, logFile, startTimeoutMs }) {
   // Every port named: the gRPC ones default to the HTTP port + 10000, which may be taken or past 65535.
   const ports = {};
   for (const name of ['master.port', 'master.port.grpc', 'volume.port', 'volume.port.grpc', 'filer.port', 'filer.port.grpc', 's3.port', 's3.port.grpc']) {
@@ -103,7 +134,7 @@ export async function startSeaweedfs({ binary, dataDir, credentials, logFile = p
   const args = [
     'server',
     '-ip=127.0.0.1',
-    `-dir=${path.join(dataDir, 'data')}`,
+    `-dir=${storeDir}`,
     ...Object.entries(ports).map(([name, port]) => `-${name}=${port}`),
     '-s3',
     `-s3.config=${config}`,
@@ -116,12 +147,19 @@ export async function startSeaweedfs({ binary, dataDir, credentials, logFile = p
   ];
   const out = openSync(logFile, 'a');
   const child = spawnGroup(binary, args, { stdio: ['ignore', out, out], env: { PATH: process.env.PATH, HOME: process.env.HOME } });
+  closeSync(out);
   let exited = null;
   child.once('exit', (code, signal) => (exited = code ?? signal));
   const endpoint = `http://127.0.0.1:${ports['s3.port']}`;
-  await waitUntil(async () => {
-    if (exited !== null) throw new Error(`SeaweedFS exited (${exited}); see ${logFile}`);
-    return portInUse(ports['s3.port']);
-  }, 'SeaweedFS', startTimeoutMs);
+  try {
+    await waitUntil(async () => {
+      if (exited !== null) throw new SeaweedfsExited(`SeaweedFS exited (${exited}); ${logFile} ends:\n${tailOf(logFile)}`);
+      if (!(await portInUse(ports['s3.port']))) return false;
+      return ready ? ready(endpoint) : true;
+    }, 'SeaweedFS', startTimeoutMs);
+  } catch (error) {
+    await stopProcess(child);
+    throw error;
+  }
   return { endpoint, stop: () => stopProcess(child) };
 }

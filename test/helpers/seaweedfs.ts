@@ -43,21 +43,21 @@ export async function startTestS3(): Promise<TestS3> {
   const root = process.env.TEST_RUN_DIR ?? tmpdir();
   const dataDir = mkdtempSync(path.join(root, 'seaweedfs-'));
   const credentials = { accessKeyId: `test${randomBytes(6).toString('hex')}`, secretAccessKey: randomBytes(24).toString('base64url') };
-  const server = (await startSeaweedfs({ binary, dataDir, credentials })) as { endpoint: string; stop: () => Promise<void> };
   const bucket = `photos-${randomUUID().slice(0, 8)}`;
-  const client = new S3Client({ region: 'us-east-1', endpoint: server.endpoint, forcePathStyle: true, credentials });
-  // The gateway listens before its filer is ready: the bucket is made once it answers.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
+  // The gateway listens before its filer is ready: the store is ready once the bucket is made.
+  const ready = async (endpoint: string): Promise<boolean> => {
+    const client = new S3Client({ region: 'us-east-1', endpoint, forcePathStyle: true, credentials });
     try {
       await client.send(new CreateBucketCommand({ Bucket: bucket }));
-      break;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      return true;
+    } catch {
+      return false;
+    } finally {
+      client.destroy();
     }
-  }
-  client.destroy();
+  };
+  const start = startSeaweedfs as (options: object) => Promise<{ endpoint: string; stop: () => Promise<void> }>;
+  const server = await start({ binary, dataDir, credentials, ready });
   return {
     endpoint: server.endpoint,
     bucket,

@@ -2,6 +2,7 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner, makeRider } from '../helpers/partners';
 import { api } from '../helpers/http';
 import { COUNT_TRUSTED_FOR_MS, PostgresRateLimitStore } from '../../api/middleware/rate-limit-store';
+import { RateLimitWriter } from '../../api/middleware/rate-limit-writer';
 import { clearRateLimits, rateLimitHits } from '../helpers/db-requests';
 
 const stacks: TestStack[] = [];
@@ -12,10 +13,12 @@ async function stackWith(env: Record<string, string>): Promise<TestStack> {
   stacks.push(stack);
   return stack;
 }
+/** A process's writer of counted hits that writes when told to. */
+const writerOf = (stack: TestStack): RateLimitWriter => new RateLimitWriter(stack.orm, NO_TIMED_WRITES);
 /** Two stores on one prefix and budget, as two API processes hold them. */
 function storesOfTwoProcesses(stack: TestStack, prefix: string, limit: number): [PostgresRateLimitStore, PostgresRateLimitStore] {
   const store = (): PostgresRateLimitStore => {
-    const one = new PostgresRateLimitStore(stack.orm, prefix, NO_TIMED_WRITES);
+    const one = new PostgresRateLimitStore(stack.orm, prefix, writerOf(stack));
     one.init({ windowMs: 60_000, limit } as never);
     return one;
   };
@@ -155,7 +158,7 @@ describe('rate limits', () => {
 
   it('counts the first half of a large budget in the process and writes it in batches, the second half one hit at a time', async () => {
     const stack = await stackWith({});
-    const store = new PostgresRateLimitStore(stack.orm, `batch-test-${Date.now()}`, NO_TIMED_WRITES);
+    const store = new PostgresRateLimitStore(stack.orm, `batch-test-${Date.now()}`, writerOf(stack));
     store.init({ windowMs: 60_000, limit: 200 } as never);
     const written = () => rateLimitHits(stack.orm, `${store.prefix}:k`);
 
@@ -171,6 +174,27 @@ describe('rate limits', () => {
     expect((await store.increment('k')).totalHits).toBe(101);
     expect(await written()).toBe(101);
     store.shutdown();
+  });
+
+  it("writes the counted hits of a process's budgets together, each key with its own window", async () => {
+    const stack = await stackWith({});
+    const writer = writerOf(stack);
+    const perMinute = new PostgresRateLimitStore(stack.orm, `minute-test-${Date.now()}`, writer);
+    perMinute.init({ windowMs: 60_000, limit: 200 } as never);
+    const perHour = new PostgresRateLimitStore(stack.orm, `hour-test-${Date.now()}`, writer);
+    perHour.init({ windowMs: 3_600_000, limit: 1000 } as never);
+    // Each key's first hit is written at once; the next ones are counted in the process.
+    for (let i = 0; i < 5; i += 1) await perMinute.increment('k');
+    for (let i = 0; i < 7; i += 1) await perHour.increment('k');
+    expect([await rateLimitHits(stack.orm, `${perMinute.prefix}:k`), await rateLimitHits(stack.orm, `${perHour.prefix}:k`)]).toEqual([1, 1]);
+
+    await writer.flush();
+    expect([await rateLimitHits(stack.orm, `${perMinute.prefix}:k`), await rateLimitHits(stack.orm, `${perHour.prefix}:k`)]).toEqual([5, 7]);
+    const [minute, hour] = [await perMinute.get('k'), await perHour.get('k')];
+    // Neither window was stretched or cut to the other's.
+    expect(minute!.resetTime!.getTime() - Date.now()).toBeLessThanOrEqual(60_000);
+    expect(hour!.resetTime!.getTime() - Date.now()).toBeGreaterThan(59 * 60_000);
+    writer.shutdown();
   });
 
   it('never lets two processes together overspend a large budget, and counts hits on a spent budget without a write each', async () => {
