@@ -30,7 +30,9 @@ const HELP = `npm run bench [-- options]
   --city-seconds N        measured seconds at the steady load (600)
   --city-quotes N         quotes a second beside them (2)
   --city-places N         place look-ups a second beside them (1)
-  --city-sockets N        the load generator's connections to the API (256)
+  --city-sockets N        the load generator's connections to the API from each address (256)
+  --city-addresses N      loopback addresses the riders' phones and recipients' pages send from,
+                          each a client of its own to the API (4096; 1: all from 127.0.0.1)
   --city-steps a,b,c      capacity: measure a window at each of these rider counts in turn, on
                           one ramp, stopping after the first that misses a target (--city-riders)
   --city-settle-seconds N unmeasured seconds at each rider count before its window (20; quick 5)
@@ -107,6 +109,7 @@ function parseOptions(argv) {
       quotesPerSecond: pick('city-quotes', 'BENCH_CITY_QUOTES', 2, 2),
       placesPerSecond: pick('city-places', 'BENCH_CITY_PLACES', 1, 1),
       sockets: pick('city-sockets', 'BENCH_CITY_SOCKETS', 256, 256),
+      addresses: Math.max(1, Math.min(65_536, pick('city-addresses', 'BENCH_CITY_ADDRESSES', 4096, 4096))),
       // The rider app's own beats (web/rider/): a position every 5 s, offers every 4 s; a
       // recipient's tracking page every 10 s and a partner's poll every 30 s, as the issue sets them.
       pingSeconds: pick('city-ping-seconds', 'BENCH_CITY_PING_SECONDS', 5, 5),
@@ -348,10 +351,12 @@ async function main() {
       RATE_LIMIT_PARTNER_IP_PER_MINUTE: '1000000000',
       RATE_LIMIT_PUBLIC_PER_MINUTE: '1000000000',
       RATE_LIMIT_RIDER_PER_MINUTE: '1000000000',
-      // The city's riders and recipients all come from 127.0.0.1, as if behind one carrier's NAT.
       RATE_LIMIT_RIDER_IP_PER_MINUTE: '1000000000',
       RATE_LIMIT_PLACES_PER_MINUTE: '1000000000',
       RATE_LIMIT_STORE: options.rateLimitStore,
+      // No proxy in front: each loopback address the city sends from is a client of its own, with
+      // its own per-IP budgets, as phones on their own addresses are in production.
+      TRUST_PROXY: 'false',
     };
     const profileFlags = (name) => (options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(profileDir, name)}`] : []);
     const inspectPorts = options.liveHeap ? { api: await freePort(), worker: await freePort() } : null;
@@ -371,7 +376,9 @@ async function main() {
     stops.push(() => stopServer(floorHttp.child));
 
     await waitUntilReady(`${apiUrl}/readyz`, api.child);
-    const baselineUrl = `http://127.0.0.1:${JSON.parse(await floorHttp.ready).port}`;
+    const floorPorts = JSON.parse(await floorHttp.ready);
+    const baselineUrl = `http://127.0.0.1:${floorPorts.port}`;
+    const bareFloorUrl = `http://127.0.0.1:${floorPorts.barePort}`;
     await floorWorker.ready;
     const pids = { api: serverPid(api.child.pid), worker: serverPid(worker.child.pid) };
     const cpuRoots = {
@@ -402,6 +409,7 @@ async function main() {
       options,
       apiUrl,
       baselineUrl,
+      bareFloorUrl,
       floorEnv,
       seed,
       partner,

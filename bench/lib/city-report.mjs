@@ -78,6 +78,12 @@ function renderWindow(c, title, table) {
       ` PostgreSQL over the window ${Math.round(c.postgresPerSecond.transactions)} transactions/s and ${Math.round(c.postgresPerSecond.rowsWritten)} rows written/s` +
       ` (${p.postgresTransactions === null ? '–' : Math.round(p.postgresTransactions)} transactions and ${p.postgresRowsWritten === null ? '–' : Math.round(p.postgresRowsWritten)} rows a delivered delivery, pings and polls included)`,
   );
+  if (c.unitCosts) {
+    out.push("  per unit, each alone at 200/s after the window (the API's CPU ms a request, beside its floor's):");
+    for (const [name, u] of Object.entries(c.unitCosts)) {
+      out.push(`    ${name}: ${round(u.apiMs, 3)} ms; ${u.floor} ${round(u.floorMs, 3)} ms (${u.ratio === null ? '–' : `${round(u.ratio, 1)}×`})${u.failed ? `, ${u.failed} failed` : ''}`);
+    }
+  }
   if (c.postgresStatements?.length) {
     out.push('  PostgreSQL by statement (calls/s, mean ms, cores):');
     for (const st of c.postgresStatements.slice(0, 8)) out.push(`    ${round(st.perSecond, 1)}/s ${round(st.meanMs, 2)} ms ${round(st.cores, 3)}  ${st.query}`);

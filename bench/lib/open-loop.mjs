@@ -9,14 +9,15 @@ import { percentile } from './stats.mjs';
  * `maxSockets` wait in the agent's queue; that wait is part of their latency, as a phone's
  * would be on a slow network.
  */
-export function httpClient(baseUrl, { maxSockets = 128 } = {}) {
+export function httpClient(baseUrl, { maxSockets = 128, prefix = '/api/v1' } = {}) {
   const url = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 10_000 });
   /**
-   * `body`: an object (sent as JSON), or { raw: Buffer, type } as it is. Resolves with
+   * `body`: an object (sent as JSON), or { raw: Buffer, type } as it is; `from`: the local
+   * address to send from (the agent keeps connections apart per address). Resolves with
    * { status, text, json() } and never rejects: a network error is status 0.
    */
-  function request(method, path, { token, body, headers = {} } = {}) {
+  function request(method, path, { token, body, headers = {}, from } = {}) {
     let payload;
     const sent = { ...headers };
     if (token) sent.Authorization = `Bearer ${token}`;
@@ -29,7 +30,7 @@ export function httpClient(baseUrl, { maxSockets = 128 } = {}) {
     }
     if (payload) sent['Content-Length'] = String(payload.length);
     return new Promise((resolve) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: `/api/v1${path}`, method, headers: sent, agent }, (res) => {
+      const req = http.request({ host: url.hostname, port: url.port, path: `${prefix}${path}`, method, headers: sent, agent, ...(from ? { localAddress: from } : {}) }, (res) => {
         const chunks = [];
         res.on('data', (chunk) => chunks.push(chunk));
         res.on('end', () => {

@@ -13,6 +13,7 @@ import { liveHeaps } from '../lib/live-heap.mjs';
 import { memoryNow } from '../lib/memory.mjs';
 import { machineBusySeconds } from '../lib/cpu.mjs';
 import { EndpointStats, httpClient, onSchedule, timed } from '../lib/open-loop.mjs';
+import { unitCosts } from '../lib/unit-costs.mjs';
 import { summary } from '../lib/stats.mjs';
 import { CITY_TARGETS } from '../lib/city-report.mjs';
 
@@ -20,6 +21,16 @@ import { CITY_TARGETS } from '../lib/city-report.mjs';
 const PHOTO = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), randomBytes(200 * 1024)]);
 
 const STEP_EVENTS = { accept: 'delivery.accepted', pickup: 'delivery.picked_up', depart: 'delivery.in_transit', deliver: 'delivery.delivered' };
+
+/**
+ * The `n`-th client's loopback address, one of `count` (Linux routes all of 127.0.0.0/8 to the
+ * loopback device), or undefined for 127.0.0.1 when there is one.
+ */
+function loopbackAddress(n, count) {
+  if (count <= 1) return undefined;
+  const k = n % count;
+  return `127.${10 + (k >> 16)}.${(k >> 8) & 255}.${k & 255}`;
+}
 
 /** Metres to degrees near the equator, close enough for placing points in a city. */
 const DEG_PER_KM = 1 / 111.32;
@@ -118,9 +129,13 @@ export async function cityScenario(ctx) {
   let stopping = false;
   const stopped = () => stopping;
   const cancels = [];
-  const riders = seededRiders.map((r) => ({ ...r, at: { lat: r.lat, lng: r.lng }, busy: false }));
+  // Each phone and each recipient's page sends from an address of its own; partners from 127.0.0.1.
+  const riders = seededRiders.map((r, i) => ({ ...r, at: { lat: r.lat, lng: r.lng }, busy: false, from: loopbackAddress(i, o.addresses) }));
+  let pages = 0;
   const free = [...riders];
   const inFlight = new Set();
+  /** Deliveries the stop left mid-trip: live ones, whose reads the per-unit costs are measured on. */
+  const leftLive = [];
 
   const fail = (what) => {
     if (w.failures.length < 20) w.failures.push(what);
@@ -134,17 +149,17 @@ export async function cityScenario(ctx) {
       const rider = riders[pinging];
       cancels.push(
         onSchedule(o.pingSeconds * 1000, Math.random() * o.pingSeconds * 1000, (due) => {
-          void timed(w.stats, 'POST /rider/location', due, () => client.request('POST', '/rider/location', { token: rider.riderToken, body: rider.at }), [204]);
+          void timed(w.stats, 'POST /rider/location', due, () => client.request('POST', '/rider/location', { token: rider.riderToken, body: rider.at, from: rider.from }), [204]);
         }, stopped),
       );
     }
   };
 
   /** A poller that runs while the delivery is in flight: the recipient's page, the partner's server. */
-  const pollWhile = (delivery, everySeconds, endpoint, path, token) =>
+  const pollWhile = (delivery, everySeconds, endpoint, path, token, from) =>
     onSchedule(everySeconds * 1000, Math.random() * everySeconds * 1000, (due) => {
       if (delivery.done) return;
-      void timed(w.stats, endpoint, due, () => client.request('GET', path, { token }));
+      void timed(w.stats, endpoint, due, () => client.request('GET', path, { token, from }));
     }, () => stopping || delivery.done);
 
   async function step(delivery, rider, action) {
@@ -154,7 +169,7 @@ export async function cityScenario(ctx) {
     const sentAt = performance.now();
     const window = w;
     const answer = await timed(window.stats, `POST /rider/deliveries/{id}/${action}`, sentAt, () =>
-      client.request('POST', `/rider/deliveries/${id}/${action}`, { token: rider.riderToken, body }),
+      client.request('POST', `/rider/deliveries/${id}/${action}`, { token: rider.riderToken, body, from: rider.from }),
     );
     if (answer.status !== 200) throw new Error(`${action}: ${answer.status} ${answer.text.slice(0, 200)}`);
     if (!window.stats.recording) return;
@@ -184,7 +199,7 @@ export async function cityScenario(ctx) {
     const deadline = performance.now() + 120_000;
     while (!stopping && performance.now() < deadline) {
       const due = performance.now();
-      const answer = await timed(w.stats, 'GET /rider/offers', due, () => client.request('GET', '/rider/offers', { token: rider.riderToken }));
+      const answer = await timed(w.stats, 'GET /rider/offers', due, () => client.request('GET', '/rider/offers', { token: rider.riderToken, from: rider.from }));
       if (answer.status === 200 && answer.json().some((offer) => offer.delivery_id === delivery.id)) return true;
       await sleep(o.offerPollSeconds * 1000);
     }
@@ -220,7 +235,8 @@ export async function cityScenario(ctx) {
       if (booked.status !== 201) throw new Error(`booking: ${booked.status} ${booked.text.slice(0, 200)}`);
       delivery.id = booked.json().id;
       inFlight.add(delivery.id);
-      stopsPolls.push(pollWhile(delivery, o.trackSeconds, 'GET /track/{id}/public', `/track/${delivery.id}/public`));
+      delivery.page = loopbackAddress(riders.length + pages++, o.addresses);
+      stopsPolls.push(pollWhile(delivery, o.trackSeconds, 'GET /track/{id}/public', `/track/${delivery.id}/public`, undefined, delivery.page));
       stopsPolls.push(pollWhile(delivery, o.partnerPollSeconds, 'GET /partner/deliveries/{id}', `/partner/deliveries/${delivery.id}`, ctx.seed.apiKey));
       const bookedAt = due;
       if (!(await waitForOffer(delivery, rider))) {
@@ -247,6 +263,7 @@ export async function cityScenario(ctx) {
       if (!stopping) fail(error instanceof Error ? error.message : String(error));
     } finally {
       delivery.done = true;
+      if (stopping && delivery.id) leftLive.push({ id: delivery.id, page: delivery.page });
       for (const stop of stopsPolls) stop();
       if (delivery.id) inFlight.delete(delivery.id);
       rider.busy = false;
@@ -269,7 +286,8 @@ export async function cityScenario(ctx) {
   if (o.placesPerSecond > 0) {
     cancels.push(onSchedule(1000 / o.placesPerSecond, 0, (due) => {
       const q = PLACES[Math.floor(Math.random() * PLACES.length)];
-      void timed(w.stats, 'GET /places/autocomplete', due, () => client.request('GET', `/places/autocomplete?q=${encodeURIComponent(q)}`));
+      const from = loopbackAddress(Math.floor(Math.random() * o.addresses), o.addresses);
+      void timed(w.stats, 'GET /places/autocomplete', due, () => client.request('GET', `/places/autocomplete?q=${encodeURIComponent(q)}`, { from }));
     }, stopped));
   }
 
@@ -343,10 +361,12 @@ export async function cityScenario(ctx) {
   for (const cancel of cancels) cancel();
   await Promise.all(windows.flatMap((m) => m.window.webhookWaits));
   await Promise.race([Promise.all(trips), sleep(30_000)]);
+  const units = await unitCostsOf(ctx, client, riders.slice(0, pinging), leftLive);
   client.close();
   const results = [];
   for (const measured of windows) results.push(await windowResult(ctx, o, measured));
   const last = results.at(-1);
+  last.unitCosts = units;
   return {
     name: `city: ${last.riders} riders, ${o.inFlight} in flight, ${o.bookingsPerSecond} bookings/s`,
     city: {
@@ -359,6 +379,55 @@ export async function cityScenario(ctx) {
     memory: windows.at(-1).run.memory,
     errors: last.errorCount,
   };
+}
+
+/**
+ * The API's CPU per ping, per tracking poll and per partner read, each alone and beside its floor
+ * in the same run: a bare node:http handler answering 204 for the ping, a bare Express + pg read
+ * of the delivery's row for the reads. The reads are of deliveries the stop left mid-trip, live
+ * ones with a rider and an ETA; the same phones and pages send them, from the same addresses.
+ */
+async function unitCostsOf(ctx, client, pinging, live) {
+  if (pinging.length === 0) return null;
+  // A few hundred callers, each sending several times: the cost of a request on an open connection.
+  const callers = 200;
+  const riders = pinging.slice(0, callers);
+  const deliveries = live.length ? live.slice(0, callers) : [{ id: ctx.deliveredId, page: undefined }];
+  const bare = httpClient(ctx.bareFloorUrl, { prefix: '' });
+  const floor = httpClient(ctx.baselineUrl, { prefix: '' });
+  const check = (expected) => (answer) => ({ bad: answer.status !== expected });
+  const riderOf = (n) => riders[n % riders.length];
+  const deliveryOf = (n) => deliveries[n % deliveries.length];
+  const readFloor = (n) => floor.request('GET', `/deliveries/${deliveryOf(n).id}`).then(check(200));
+  try {
+    return await unitCosts(
+      [
+        {
+          name: 'ping',
+          floorName: 'node:http answering 204',
+          api: (n) => client.request('POST', '/rider/location', { token: riderOf(n).riderToken, body: riderOf(n).at, from: riderOf(n).from }).then(check(204)),
+          floor: (n) => bare.request('POST', '/location', { token: riderOf(n).riderToken, body: riderOf(n).at, from: riderOf(n).from }).then(check(204)),
+        },
+        {
+          name: 'tracking poll',
+          floorName: 'Express + pg reading the row',
+          api: (n) => client.request('GET', `/track/${deliveryOf(n).id}/public`, { from: deliveryOf(n).page }).then(check(200)),
+          floor: readFloor,
+        },
+        {
+          name: 'partner read',
+          floorName: 'Express + pg reading the row',
+          api: (n) => client.request('GET', `/partner/deliveries/${deliveryOf(n).id}`, { token: ctx.seed.apiKey }).then(check(200)),
+          floor: readFloor,
+        },
+      ],
+      { api: ctx.pids.api, floor: ctx.cpuRoots.floorHttp },
+      { warmup: callers },
+    );
+  } finally {
+    bare.close();
+    floor.close();
+  }
 }
 
 /** The rider app's steps of a job: each waits for a workflow update, so its latency is Temporal's. */
