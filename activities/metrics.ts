@@ -24,6 +24,15 @@ export const workerMetrics = {
   transition(status: string): void {
     count('delivery_transitions_total', 'Delivery status changes recorded, by status', { status });
   },
+  /**
+   * How long one stage of recording a status change took: `eta`, the figure worked out for it;
+   * `write`, its transaction in Postgres. A rider's step waits on both.
+   */
+  transitionStage(stage: 'eta' | 'write', ms: number): void {
+    meter()
+      ?.createHistogram('delivery_transition_stage_latency', 'float', 'ms', 'Time to work out the ETA of a status change, and to write it, in ms')
+      .record(ms, { stage });
+  },
   /** One try at one callback; `final` when the retry policy will not try again. */
   webhookAttempt(outcome: 'delivered' | 'failed', final: boolean): void {
     count('webhook_attempts_total', 'Callback attempts, by outcome', { outcome });

@@ -5,6 +5,16 @@ import { etaAtChange } from './change-eta';
 import type { ActivityDeps } from './deps';
 import { workerMetrics } from './metrics';
 
+/** Runs one stage of recording a status change, and reports how long it took. */
+async function timed<T>(stage: 'eta' | 'write', work: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await work();
+  } finally {
+    workerMetrics.transitionStage(stage, performance.now() - started);
+  }
+}
+
 export function createTransitionActivities(deps: ActivityDeps) {
   const { orm, settings } = deps;
   return {
@@ -13,8 +23,8 @@ export function createTransitionActivities(deps: ActivityDeps) {
      * and the ETA worked out for it, which the body carries.
      */
     async recordTransition(record: TransitionRecord): Promise<{ eventId: string | null }> {
-      const eta = await etaAtChange(deps, record);
-      const recorded = await transitions.record(orm.em, record, settings.siteUrl, eta);
+      const eta = await timed('eta', () => etaAtChange(deps, record));
+      const recorded = await timed('write', () => transitions.record(orm.em, record, settings.siteUrl, eta));
       workerMetrics.transition(record.status);
       return recorded;
     },
@@ -25,8 +35,8 @@ export function createTransitionActivities(deps: ActivityDeps) {
      * so the path from the rider's tap to the partner's callback has one round trip fewer.
      */
     async acceptJob(accept: Omit<TransitionRecord, 'status'> & { riderId: string }): Promise<{ claimed: boolean; eventId: string | null }> {
-      const eta = await etaAtChange(deps, { ...accept, status: 'accepted' });
-      const accepted = await transitions.recordAccept(orm.em, accept, settings.siteUrl, eta);
+      const eta = await timed('eta', () => etaAtChange(deps, { ...accept, status: 'accepted' }));
+      const accepted = await timed('write', () => transitions.recordAccept(orm.em, accept, settings.siteUrl, eta));
       if (accepted.claimed) workerMetrics.transition('accepted');
       return accepted;
     },

@@ -334,6 +334,7 @@ async function main() {
 
     const apiPort = await freePort();
     const apiUrl = `http://127.0.0.1:${apiPort}`;
+    const workerMetricsPort = await freePort();
     const floorTaskQueue = 'bench-floor';
     const stackEnv = {
       DATABASE_URL: databaseUrl,
@@ -354,6 +355,8 @@ async function main() {
       RATE_LIMIT_RIDER_IP_PER_MINUTE: '1000000000',
       RATE_LIMIT_PLACES_PER_MINUTE: '1000000000',
       RATE_LIMIT_STORE: options.rateLimitStore,
+      // The worker's Prometheus endpoint: the timings read how long its tasks and local activities took.
+      WORKER_METRICS_PORT: String(workerMetricsPort),
       // No proxy in front: each loopback address the city sends from is a client of its own, with
       // its own per-IP budgets, as phones on their own addresses are in production.
       TRUST_PROXY: 'false',
@@ -408,6 +411,7 @@ async function main() {
       tsImport: (file) => tsImport(file, import.meta.url),
       options,
       apiUrl,
+      workerMetricsUrl: `http://127.0.0.1:${workerMetricsPort}/metrics`,
       baselineUrl,
       bareFloorUrl,
       floorEnv,

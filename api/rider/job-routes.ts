@@ -9,9 +9,10 @@ import type { AppDeps } from '../app-deps';
 import { ApiError, requireUuid } from '../api-error';
 import { riderOf } from '../middleware/rider-auth';
 import { throwIfRefused } from '../refusals';
+import { ServerTiming } from '../server-timing';
 import { sendDeliveryUpdate } from '../temporal/delivery-updates';
 import { proofBrought, readHandoverProof } from './handover-proof';
-import { createJobView } from './job-view';
+import { answerWithJob, createJobView } from './job-view';
 
 /** The job a rider holds and its steps: pick-up, departure, each stop and the final hand-over. */
 export function createRiderJobRouter(deps: AppDeps): Router {
@@ -43,48 +44,49 @@ export function createRiderJobRouter(deps: AppDeps): Router {
 
   router.post('/rider/deliveries/:id/pickup', async (req, res) => {
     const { riderId } = riderOf(res);
-    const { delivery, position } = await jobForStep(req, res, () => ({ kind: 'pickup', riderId }));
-    await sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(pickupUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
-    res.json(await jobView(delivery.id, riderId));
+    const timing = new ServerTiming();
+    const { delivery, position } = await timing.measure('read', () => jobForStep(req, res, () => ({ kind: 'pickup', riderId })));
+    await timing.measure('update', () =>
+      sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(pickupUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id)),
+    );
+    await answerWithJob(res, timing, jobView, delivery.id, riderId);
   });
 
   router.post('/rider/deliveries/:id/depart', async (req, res) => {
     const { riderId } = riderOf(res);
-    const { delivery, position } = await jobForStep(req, res, () => ({ kind: 'depart', riderId }));
-    await sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(departUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id));
-    res.json(await jobView(delivery.id, riderId));
+    const timing = new ServerTiming();
+    const { delivery, position } = await timing.measure('read', () => jobForStep(req, res, () => ({ kind: 'depart', riderId })));
+    await timing.measure('update', () =>
+      sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(departUpdate, { args: [{ riderId, ...position }] }), statusOf(delivery.id)),
+    );
+    await answerWithJob(res, timing, jobView, delivery.id, riderId);
   });
 
   router.post('/rider/deliveries/:id/stops/:index/complete', async (req, res) => {
     const { riderId } = riderOf(res);
     const index = Number(req.params.index);
-    const { delivery, position } = await jobForStep(req, res, (job) => ({
-      kind: 'complete_stop',
-      riderId,
-      index,
-      proof: proofBrought(req, job.verificationMethod),
-    }));
-    const proof = await readHandoverProof(deps, req, delivery, index);
-    await sendDeliveryUpdate(
-      deps,
-      delivery.id,
-      (h) => h.executeUpdate(completeStopUpdate, { args: [{ riderId, ...position, index, proof }] }),
-      statusOf(delivery.id),
+    const timing = new ServerTiming();
+    const { delivery, position } = await timing.measure('read', () =>
+      jobForStep(req, res, (job) => ({ kind: 'complete_stop', riderId, index, proof: proofBrought(req, job.verificationMethod) })),
     );
-    res.json(await jobView(delivery.id, riderId));
+    const proof = await timing.measure('proof', () => readHandoverProof(deps, req, delivery, index));
+    await timing.measure('update', () =>
+      sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(completeStopUpdate, { args: [{ riderId, ...position, index, proof }] }), statusOf(delivery.id)),
+    );
+    await answerWithJob(res, timing, jobView, delivery.id, riderId);
   });
 
   router.post('/rider/deliveries/:id/deliver', async (req, res) => {
     const { riderId } = riderOf(res);
-    const { delivery, position } = await jobForStep(req, res, (job) => ({ kind: 'deliver', riderId, proof: proofBrought(req, job.verificationMethod) }));
-    const proof = await readHandoverProof(deps, req, delivery, FINAL_DROP);
-    await sendDeliveryUpdate(
-      deps,
-      delivery.id,
-      (h) => h.executeUpdate(deliverUpdate, { args: [{ riderId, ...position, proof }] }),
-      statusOf(delivery.id),
+    const timing = new ServerTiming();
+    const { delivery, position } = await timing.measure('read', () =>
+      jobForStep(req, res, (job) => ({ kind: 'deliver', riderId, proof: proofBrought(req, job.verificationMethod) })),
     );
-    res.json(await jobView(delivery.id, riderId));
+    const proof = await timing.measure('proof', () => readHandoverProof(deps, req, delivery, FINAL_DROP));
+    await timing.measure('update', () =>
+      sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(deliverUpdate, { args: [{ riderId, ...position, proof }] }), statusOf(delivery.id)),
+    );
+    await answerWithJob(res, timing, jobView, delivery.id, riderId);
   });
 
   return router;

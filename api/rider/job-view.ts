@@ -1,9 +1,11 @@
 import * as riders from '../../db/riders';
 import type { RiderJobView } from '../../db/riders';
 import { ACTIVE_FOR_RIDER, FINAL_DROP, type DeliveryStatus } from '../../domain/lifecycle';
+import type { Response } from 'express';
 import type { AppDeps } from '../app-deps';
 import { ApiError } from '../api-error';
 import { endJobCalls, openJobCall } from '../masked-calls';
+import type { ServerTiming } from '../server-timing';
 
 type MaskedCall = { via: string; expires_at: string };
 
@@ -37,4 +39,17 @@ export function createJobView(deps: Pick<AppDeps, 'orm' | 'calling' | 'logger'>)
       stops: job.stops.map((stop) => ({ ...stop, call: calls.get(stop.index as number) ?? null })),
     };
   };
+}
+
+/** Answers a step with the job as it now is, and the step's stages in `Server-Timing`. */
+export async function answerWithJob(
+  res: Response,
+  timing: ServerTiming,
+  jobView: ReturnType<typeof createJobView>,
+  deliveryId: string,
+  riderId: string,
+): Promise<void> {
+  const view = await timing.measure('view', () => jobView(deliveryId, riderId));
+  timing.writeTo(res);
+  res.json(view);
 }

@@ -10,8 +10,9 @@ import type { AppDeps } from '../app-deps';
 import { ApiError, requireUuid } from '../api-error';
 import { riderOf } from '../middleware/rider-auth';
 import { refusalError, throwIfRefused } from '../refusals';
+import { ServerTiming } from '../server-timing';
 import { sendDeliveryUpdate } from '../temporal/delivery-updates';
-import { createJobView } from './job-view';
+import { answerWithJob, createJobView } from './job-view';
 
 /** The jobs offered to a rider, and the accept: first rider wins, decided by the delivery's workflow. */
 export function createRiderOfferRouter(deps: AppDeps): Router {
@@ -47,7 +48,8 @@ export function createRiderOfferRouter(deps: AppDeps): Router {
     const id = requireUuid(req.params.id, 'Unknown delivery');
     // The offer, the job's status, whether the rider is busy and where they are, in one round trip:
     // accepts race each other, so the time before the workflow decides is kept short.
-    const offer = await offers.toAccept(orm.em, id, riderId);
+    const timing = new ServerTiming();
+    const offer = await timing.measure('read', () => offers.toAccept(orm.em, id, riderId));
     if (!offer) throw ApiError.notFound('This job was not offered to you');
     const status = offer.status as DeliveryStatus;
     throwIfRefused(acceptRefusal({ status, riderId: offer.rider_id }));
@@ -55,14 +57,16 @@ export function createRiderOfferRouter(deps: AppDeps): Router {
     const position = { lat: offer.lat, lng: offer.lng };
     // A job whose workflow ended after the read above found it pending (cancelled or expired
     // meanwhile) is no longer available, like one read so: 409.
-    await sendDeliveryUpdate(
-      deps,
-      id,
-      (h) => h.executeUpdate(acceptUpdate, { args: [{ riderId, ...position }] }),
-      statusOf(id),
-      (ended) => refusalError(noLongerAvailable(ended as DeliveryStatus)),
+    await timing.measure('update', () =>
+      sendDeliveryUpdate(
+        deps,
+        id,
+        (h) => h.executeUpdate(acceptUpdate, { args: [{ riderId, ...position }] }),
+        statusOf(id),
+        (ended) => refusalError(noLongerAvailable(ended as DeliveryStatus)),
+      ),
     );
-    res.json(await jobView(id, riderId));
+    await answerWithJob(res, timing, jobView, id, riderId);
   });
 
   return router;

@@ -18,7 +18,7 @@ export function apiClient(baseUrl, token) {
     } catch {
       json = text;
     }
-    return { status: response.status, body: json };
+    return { status: response.status, headers: response.headers, body: json };
   }
   return {
     get: (path) => call('GET', path),

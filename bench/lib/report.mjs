@@ -102,6 +102,27 @@ export function renderReport(results) {
         ],
       ),
     );
+    const h = timings.pickupHops;
+    if (h && h.total !== null && h.total !== undefined) {
+      out.push('');
+      out.push(
+        table(
+          ['a pickup, hop by hop (median of the samples)', 'ms'],
+          [
+            ['the rider\'s request, sent → answered', ms(h.total)],
+            ['  API: the job and the rider read (Server-Timing read)', ms(h.apiRead)],
+            ['  API: the workflow update, sent → answered (update)', ms(h.apiUpdate)],
+            ['    worker: the workflow task, scheduled → started', ms(h.taskScheduleToStart)],
+            ['    worker: the workflow task, run (mean of the tasks meanwhile)', ms(h.taskExecution)],
+            ['    worker: the local activity that records the change', ms(h.localActivity)],
+            ['      its ETA', ms(h.eta)],
+            ['      its write to Postgres (one transaction)', ms(h.write)],
+            ['  API: the job view (view)', ms(h.apiView)],
+            ['workflow tasks run meanwhile', ms(h.workflowTasks)],
+          ],
+        ),
+      );
+    }
   }
   if (results.sequentialScans?.length) {
     out.push('');

@@ -28,7 +28,7 @@ export function riderApp(baseUrl, rider) {
     const res = await client.post(`/rider/deliveries/${deliveryId}/${action}`);
     const answeredAt = performance.now();
     if (res.status !== 200) throw new Error(`${action} of ${deliveryId}: ${res.status} ${JSON.stringify(res.body)}`);
-    return { sentAt, answeredAt, body: res.body };
+    return { sentAt, answeredAt, body: res.body, serverTiming: res.headers.get('server-timing') };
   }
 
   async function ping(point) {

@@ -6,6 +6,59 @@ import { summary } from '../lib/stats.mjs';
 
 const toMs = (ts) => Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
 
+/** The worker's histograms a step's time is split by: the SDK's, and the transition's own stages. */
+const WORKER_HISTOGRAMS = {
+  taskScheduleToStart: /^temporal_workflow_task_schedule_to_start_latency\w*_(sum|count)(\{.*\})? (\S+)$/,
+  taskExecution: /^temporal_workflow_task_execution_latency\w*_(sum|count)(\{.*\})? (\S+)$/,
+  localActivity: /^temporal_local_activity_execution_latency\w*_(sum|count)(\{.*\})? (\S+)$/,
+  eta: /^delivery_transition_stage_latency_(sum|count)(\{.*stage="eta".*\}) (\S+)$/,
+  write: /^delivery_transition_stage_latency_(sum|count)(\{.*stage="write".*\}) (\S+)$/,
+};
+
+/** Each histogram's sum and count over all its labels, from the worker's Prometheus text. */
+async function workerHistograms(url) {
+  const text = await (await fetch(url)).text();
+  const out = Object.fromEntries(Object.keys(WORKER_HISTOGRAMS).map((name) => [name, { sum: 0, count: 0 }]));
+  for (const line of text.split('\n')) {
+    for (const [name, pattern] of Object.entries(WORKER_HISTOGRAMS)) {
+      const match = pattern.exec(line);
+      if (match) out[name][match[1]] += Number(match[3]);
+    }
+  }
+  return out;
+}
+
+/** `Server-Timing: read;dur=1.2, update;dur=30.1` as { read: 1.2, update: 30.1 }. */
+function serverTimingOf(header) {
+  return Object.fromEntries([...(header ?? '').matchAll(/([\w-]+);dur=([\d.]+)/g)].map((m) => [m[1], Number(m[2])]));
+}
+
+/**
+ * One step, hop by hop: the rider's request as the phone sees it, the API's read, workflow update
+ * and job view (Server-Timing), and within the update the worker's workflow task (from the server
+ * scheduling it to the worker starting it, and its run) and local activity (the transition's ETA
+ * and its write). Each worker figure is the mean over what ran between the request and its answer.
+ */
+function hopsOf(step, before, after) {
+  const api = serverTimingOf(step.serverTiming);
+  const mean = (name) => {
+    const count = after[name].count - before[name].count;
+    return count > 0 ? (after[name].sum - before[name].sum) / count : null;
+  };
+  return {
+    total: step.answeredAt - step.sentAt,
+    apiRead: api.read ?? null,
+    apiUpdate: api.update ?? null,
+    apiView: api.view ?? null,
+    taskScheduleToStart: mean('taskScheduleToStart'),
+    taskExecution: mean('taskExecution'),
+    localActivity: mean('localActivity'),
+    eta: mean('eta'),
+    write: mean('write'),
+    workflowTasks: after.taskExecution.count - before.taskExecution.count,
+  };
+}
+
 async function workflowTimes(temporal, deliveryId) {
   const history = await temporal.workflow.getHandle(`delivery-${deliveryId}`).fetchHistory();
   const events = history.events ?? [];
@@ -31,6 +84,7 @@ export async function lifecycleTimingsScenario(ctx) {
   const toWorkflow = [];
   const toBookingFound = [];
   const toAccepted = [];
+  const pickupHops = [];
   let history = null;
   for (let i = 0; i < count; i++) {
     const sentWall = Date.now();
@@ -50,7 +104,11 @@ export async function lifecycleTimingsScenario(ctx) {
     const { rows } = await ctx.db.query('select status from deliveries where id = $1', [job.id]);
     if (rows[0]?.status !== 'accepted') throw new Error(`the record of ${job.id} says ${rows[0]?.status} after the accept`);
     toAccepted.push(accept.answeredAt - accept.sentAt);
-    await rider.drive(job, { from: 1 });
+    await rider.ping({ lat: job.pickup_lat, lng: job.pickup_lng });
+    const before = await workerHistograms(ctx.workerMetricsUrl);
+    const pickup = await rider.act(job.id, 'pickup');
+    pickupHops.push(hopsOf(pickup, before, await workerHistograms(ctx.workerMetricsUrl)));
+    await rider.drive(job, { from: 2 });
     const times = await workflowTimes(ctx.temporal, job.id);
     history = { events: times.events, types: times.eventTypes };
     if (times.firstTaskAt) toWorkflow.push(times.firstTaskAt - sentWall);
@@ -65,6 +123,10 @@ export async function lifecycleTimingsScenario(ctx) {
       bookingToWorkflowFoundRow: summary(toBookingFound),
       acceptToAccepted: summary(toAccepted),
     },
+    // A pickup hop by hop: each figure's median over the samples (ms).
+    pickupHops: Object.fromEntries(
+      Object.keys(pickupHops[0] ?? {}).map((name) => [name, summary(pickupHops.map((h) => h[name]).filter((v) => v !== null)).p50 ?? null]),
+    ),
     // One delivery's workflow history so far: what each delivery costs Temporal.
     history,
   };

@@ -175,9 +175,13 @@ describe('delivery lifecycle over HTTP', () => {
       verification_method: 'none',
       stops: stops.map((stop, index) => stopView(stop, index, 'pending')),
     });
-    expect((await rider.pickup(created.id)).body.status).toBe('picked_up');
+    const pickedUp = await rider.pickup(created.id);
+    expect(pickedUp.body.status).toBe('picked_up');
+    // Each step says how long its read, its workflow update and its job view took (Server-Timing).
+    expect(pickedUp.headers.get('server-timing')).toMatch(/^read;dur=\d+\.\d, update;dur=\d+\.\d, view;dur=\d+\.\d$/);
     expect((await rider.depart(created.id)).body.status).toBe('in_transit');
     const firstDrop = await rider.completeStop(created.id, 0);
+    expect(firstDrop.headers.get('server-timing')).toMatch(/^read;dur=[\d.]+, proof;dur=[\d.]+, update;dur=[\d.]+, view;dur=[\d.]+$/);
     expect(firstDrop.status).toBe(200);
     expect(firstDrop.body.stops).toEqual([stopView(stops[0]!, 0, 'delivered'), stopView(stops[1]!, 1, 'pending')]);
     expect((await rider.client.get('/rider/deliveries/current')).body).toEqual(firstDrop.body);

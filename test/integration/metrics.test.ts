@@ -146,6 +146,10 @@ describe('business metrics', () => {
     expect(sample(worker, 'webhook_failures_total')).toBe(4);
     expect(sample(worker, 'delivery_transitions_total', { status: 'delivered' })).toBe(2);
     expect(sample(worker, 'delivery_transitions_total', { status: 'accepted', taskQueue: stack.settings.temporalTaskQueue })).toBe(2);
+    // Each status change's ETA and write are timed: a rider's step waits on both.
+    const stageCount = (stage: string) => sample(worker, 'delivery_transition_stage_latency_count', { stage });
+    expect({ eta: stageCount('eta'), write: stageCount('write') }).toEqual({ eta: 8, write: 8 });
+    expect(sample(worker, 'delivery_transition_stage_latency_sum', { stage: 'write' })).toBeGreaterThan(0);
     expect(sample(worker, 'debits_total', { outcome: 'paid' })).toBe(1);
     expect(sample(worker, 'debits_total', { outcome: 'failed' })).toBe(1);
     expect(sample(worker, 'webhook_attempts_total', { outcome: 'delivered' })).toBe(4);
