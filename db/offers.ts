@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { boxAround, cellBands, type LatLng } from '../domain/geo';
 import { poolQuery } from './pool-query';
+import { JOB_RECIPIENTS_JSON, JOB_VIEW_JSON, type JobRecipient, type JobViewRead, type RiderJobView } from './riders';
 
 /**
  * Offers of jobs to riders. Dispatch makes them, the rider app lists and takes them, and a
@@ -35,7 +36,10 @@ export interface OfferStop {
   package_description: string | null;
 }
 
-/** What the accept decides on: the job's status, whether the rider is busy, and where the rider is. */
+/**
+ * What the accept decides on: the job's status, whether the rider is busy, and where the rider
+ * is; and the job's view, to answer the accept with once the workflow has taken it.
+ */
 export interface OfferToAccept {
   status: string;
   /** Who holds the job: null while it waits for a rider (or is offered again). */
@@ -43,6 +47,7 @@ export interface OfferToAccept {
   active_delivery_id: string | null;
   lat: number | null;
   lng: number | null;
+  view: JobViewRead;
 }
 
 /**
@@ -110,8 +115,9 @@ const OPEN_FOR_RIDER = {
 };
 
 const TO_ACCEPT = {
-  name: 'rider-offer-to-accept',
-  text: `select d.status, d.rider_id, r.active_delivery_id, r.lat, r.lng
+  name: 'rider-offer-to-accept-with-view',
+  text: `select d.status, d.rider_id, r.active_delivery_id, r.lat, r.lng,
+           ${JOB_VIEW_JSON} as job, ${JOB_RECIPIENTS_JSON} as recipients, r.phone as rider_phone
          from rider_offers o join deliveries d on d.id = o.delivery_id join riders r on r.id = o.rider_id
          where o.delivery_id = $1 and o.rider_id = $2`,
 };
@@ -194,6 +200,10 @@ export async function openFor(em: EntityManager, riderId: string): Promise<Offer
 
 /** The offer of a job to this rider (null when there is none), the job's status, whether the rider is busy, and where. */
 export async function toAccept(em: EntityManager, deliveryId: string, riderId: string): Promise<OfferToAccept | null> {
-  const { rows } = await poolQuery(em).query<OfferToAccept>({ ...TO_ACCEPT, values: [deliveryId, riderId] });
-  return rows[0] ?? null;
+  type Row = Omit<OfferToAccept, 'view'> & { job: RiderJobView; recipients: JobRecipient[]; rider_phone: string | null };
+  const { rows } = await poolQuery(em).query<Row>({ ...TO_ACCEPT, values: [deliveryId, riderId] });
+  const row = rows[0];
+  if (!row) return null;
+  const { job, recipients, rider_phone: riderPhone, ...offer } = row;
+  return { ...offer, view: { job, recipients, riderPhone } };
 }

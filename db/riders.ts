@@ -45,11 +45,8 @@ export interface JobRecipient {
   phone: string;
 }
 
-/** Postgres builds the job view, stops in visiting order, so it costs one round trip. */
-const JOB_VIEW = {
-  name: 'rider-job-view-masked-phone',
-  text: `
-    select json_build_object(
+/** The job view of the delivery `d`, stops in visiting order, built by Postgres. */
+export const JOB_VIEW_JSON = `json_build_object(
       'delivery_id', d.id, 'reference', d.reference, 'status', d.status,
       'pickup_address', d.pickup_address, 'pickup_lat', d.pickup_lat, 'pickup_lng', d.pickup_lng,
       'dropoff_address', d.dropoff_address, 'dropoff_lat', d.dropoff_lat, 'dropoff_lng', d.dropoff_lng,
@@ -64,20 +61,31 @@ const JOB_VIEW = {
         ) order by s.position)
         from delivery_stops s where s.delivery_id = d.id
       ), '[]'::json)
-    ) as job,
-    json_build_array(json_build_object('index', -1, 'phone', d.recipient_phone)) :: jsonb || coalesce((
+    )`;
+
+/** Whom the job's recipients of `d` are reached on, the final drop first. */
+export const JOB_RECIPIENTS_JSON = `json_build_array(json_build_object('index', -1, 'phone', d.recipient_phone)) :: jsonb || coalesce((
       select jsonb_agg(jsonb_build_object('index', s.position, 'phone', s.recipient_phone) order by s.position)
       from delivery_stops s where s.delivery_id = d.id
-    ), '[]'::jsonb) as recipients,
+    ), '[]'::jsonb)`;
+
+/** Postgres builds the job view, so it costs one round trip. */
+const JOB_VIEW = {
+  name: 'rider-job-view-masked-phone',
+  text: `
+    select ${JOB_VIEW_JSON} as job, ${JOB_RECIPIENTS_JSON} as recipients,
     (select r.phone from riders r where r.id = d.rider_id) as rider_phone
     from deliveries d where d.id = $1`,
 };
 
+/** What a step decides on, and the job view it answers with once the workflow has taken it. */
 const JOB_FOR_STEP = {
-  name: 'rider-job-for-step',
+  name: 'rider-job-for-step-with-view',
   text: `select d.id, d.rider_id, d.status, d.verification_method, r.lat, r.lng,
            exists(select 1 from rider_offers o where o.delivery_id = $1 and o.rider_id = $2) as offered,
-           st.total as stops_total, st.done as stops_completed
+           st.total as stops_total, st.done as stops_completed,
+           case when d.id is not null then ${JOB_VIEW_JSON} end as job,
+           case when d.id is not null then ${JOB_RECIPIENTS_JSON} end as recipients, r.phone as rider_phone
          from riders r left join deliveries d on d.id = $1
          cross join lateral (select count(*)::int as total, (count(*) filter (where s.status = 'delivered'))::int as done
                              from delivery_stops s where s.delivery_id = $1) st
@@ -96,11 +104,15 @@ const RECORD_POSITIONS = {
          where r.id = p.id`,
 };
 
-/** The job as the rider app shows it, and its recipients' numbers for masking; null when there is no such delivery. */
-export async function jobView(
-  em: EntityManager,
-  deliveryId: string,
-): Promise<{ job: RiderJobView; recipients: JobRecipient[]; riderPhone: string | null } | null> {
+/** The job as the rider app shows it, and its recipients' numbers for masking. */
+export interface JobViewRead {
+  job: RiderJobView;
+  recipients: JobRecipient[];
+  riderPhone: string | null;
+}
+
+/** The job view of a delivery; null when there is no such delivery. */
+export async function jobView(em: EntityManager, deliveryId: string): Promise<JobViewRead | null> {
   const { rows } = await poolQuery(em).query<{ job: RiderJobView; recipients: JobRecipient[]; rider_phone: string | null }>({
     ...JOB_VIEW,
     values: [deliveryId],
@@ -110,12 +122,17 @@ export async function jobView(
 }
 
 /**
- * The job if this rider holds it, or was offered it while no rider holds it (else null), and where
- * the rider last was, in one round trip. An offered job is the rider's to see, so a step taken
- * before the accept is out of order (400 with the status), not unknown; its status is never one
- * a step needs, so the step is refused before it reaches the workflow.
+ * The job if this rider holds it, or was offered it while no rider holds it (else null), where
+ * the rider last was, and the job's view to answer the step with, in one round trip. An offered
+ * job is the rider's to see, so a step taken before the accept is out of order (400 with the
+ * status), not unknown; its status is never one a step needs, so the step is refused before it
+ * reaches the workflow.
  */
-export async function jobForStep(em: EntityManager, deliveryId: string, riderId: string): Promise<{ job: JobForStep | null; position: RiderPosition }> {
+export async function jobForStep(
+  em: EntityManager,
+  deliveryId: string,
+  riderId: string,
+): Promise<{ job: JobForStep | null; position: RiderPosition; view: JobViewRead | null }> {
   const { rows } = await poolQuery(em).query<{
     id: string | null;
     rider_id: string | null;
@@ -126,10 +143,13 @@ export async function jobForStep(em: EntityManager, deliveryId: string, riderId:
     offered: boolean;
     stops_total: number;
     stops_completed: number;
+    job: RiderJobView | null;
+    recipients: JobRecipient[] | null;
+    rider_phone: string | null;
   }>({ ...JOB_FOR_STEP, values: [deliveryId, riderId] });
   const row = rows[0];
   const position = { lat: row?.lat ?? null, lng: row?.lng ?? null };
-  if (!row?.id || !(row.rider_id === riderId || (row.rider_id === null && row.offered))) return { job: null, position };
+  if (!row?.id || !row.job || !(row.rider_id === riderId || (row.rider_id === null && row.offered))) return { job: null, position, view: null };
   const job: JobForStep = {
     id: row.id,
     status: row.status as DeliveryStatus,
@@ -138,7 +158,7 @@ export async function jobForStep(em: EntityManager, deliveryId: string, riderId:
     stopsTotal: row.stops_total,
     stopsCompleted: row.stops_completed,
   };
-  return { job, position };
+  return { job, position, view: { job: row.job, recipients: row.recipients ?? [], riderPhone: row.rider_phone } };
 }
 
 /** Position pings, the latest of each rider. Pings go to Postgres only; they never enter workflow history. */

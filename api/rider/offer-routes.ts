@@ -12,13 +12,13 @@ import { riderOf } from '../middleware/rider-auth';
 import { refusalError, throwIfRefused } from '../refusals';
 import { ServerTiming } from '../server-timing';
 import { sendDeliveryUpdate } from '../temporal/delivery-updates';
-import { answerWithJob, createJobView } from './job-view';
+import { answerStep, createJobView } from './job-view';
 
 /** The jobs offered to a rider, and the accept: first rider wins, decided by the delivery's workflow. */
 export function createRiderOfferRouter(deps: AppDeps): Router {
   const { orm } = deps;
   const router = Router();
-  const jobView = createJobView(deps);
+  const views = createJobView(deps);
   const statusOf = (deliveryId: string) => () => deliveries.statusOf(orm.em.fork(), deliveryId);
 
   router.get('/rider/offers', async (_req, res) => {
@@ -57,7 +57,7 @@ export function createRiderOfferRouter(deps: AppDeps): Router {
     const position = { lat: offer.lat, lng: offer.lng };
     // A job whose workflow ended after the read above found it pending (cancelled or expired
     // meanwhile) is no longer available, like one read so: 409.
-    await timing.measure('update', () =>
+    await answerStep(res, timing, views, { read: offer.view, deliveryId: id, riderId, callsMeanwhile: false }, () =>
       sendDeliveryUpdate(
         deps,
         id,
@@ -66,7 +66,6 @@ export function createRiderOfferRouter(deps: AppDeps): Router {
         (ended) => refusalError(noLongerAvailable(ended as DeliveryStatus)),
       ),
     );
-    await answerWithJob(res, timing, jobView, id, riderId);
   });
 
   return router;

@@ -20,7 +20,8 @@ export const refuseEnded: WhenEnded = (status) => ApiError.badRequest(`The deliv
 
 /**
  * Sends a message that needs an answer to a delivery workflow, as a Temporal Update, and maps a
- * refusal by its validator or handler to the contract's errors.
+ * refusal by its validator or handler to the contract's errors. Answers the delivery's state after
+ * the message, or null when the workflow had ended and `whenEnded` said that is what was asked.
  */
 export async function sendDeliveryUpdate(
   deps: { temporal: Client; settings: Settings },
@@ -28,9 +29,9 @@ export async function sendDeliveryUpdate(
   send: (handle: WorkflowHandle) => Promise<DeliveryState>,
   currentStatus: () => Promise<string | null>,
   whenEnded: WhenEnded = refuseEnded,
-): Promise<void> {
+): Promise<DeliveryState | null> {
   try {
-    await withinTemporalDeadline(deps, () => sendUntilProcessed(() => send(deps.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId)))));
+    return await withinTemporalDeadline(deps, () => sendUntilProcessed(() => send(deps.temporal.workflow.getHandle(deliveryWorkflowId(deliveryId)))));
   } catch (error) {
     if (isUnprocessed(error)) throw ApiError.unavailable('The delivery is busy with other messages; try again shortly');
     if (error instanceof WorkflowUpdateFailedError && error.cause instanceof ApplicationFailure) {
@@ -46,7 +47,7 @@ export async function sendDeliveryUpdate(
       const status = await currentStatus();
       if (status === null) throw ApiError.notFound('Unknown delivery');
       const answer = whenEnded(status);
-      if (answer === 'done') return;
+      if (answer === 'done') return null;
       throw answer;
     }
     throw error;
