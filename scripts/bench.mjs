@@ -52,6 +52,8 @@ const HELP = `npm run bench [-- options]
   --temporal-db S         wal (default: the dev server's SQLite file in WAL mode, no fsync per commit),
                           file (the default journal, no WAL) or memory (BENCH_TEMPORAL_DB)
   --profile               run the API and worker with --cpu-prof; prints their hottest functions
+  --api-semi-space MB     run the API with this --max-semi-space-size instead of the Dockerfile's
+                          (BENCH_API_SEMI_SPACE), to weigh the young generation's size
   --live-heap             open the API's and worker's inspectors; at each of the city's memory
                           samples, collect garbage in full and read the live heap and external
                           memory (BENCH_LIVE_HEAP)
@@ -83,6 +85,8 @@ function parseOptions(argv) {
     if (!Number.isFinite(value) || value < 0) throw new Error(`--${flag} (${env}) must be a number, got "${raw}"`);
     return value;
   };
+  const semiSpace = flags['api-semi-space'] ?? process.env.BENCH_API_SEMI_SPACE;
+  if (semiSpace !== undefined && !/^[1-9]\d*$/.test(String(semiSpace))) throw new Error(`--api-semi-space takes whole MB, got "${semiSpace}"`);
   const cityRiders = pick('city-riders', 'BENCH_CITY_RIDERS', 5000, 5000);
   const citySteps = String(flags['city-steps'] ?? process.env.BENCH_CITY_STEPS ?? cityRiders).split(',').map(Number);
   if (citySteps.some((n) => !Number.isInteger(n) || n < 1)) throw new Error(`--city-steps takes whole rider counts, got "${citySteps}"`);
@@ -139,6 +143,7 @@ function parseOptions(argv) {
     temporal: String(flags.temporal ?? process.env.BENCH_TEMPORAL ?? 'dev'),
     temporalDb: String(flags['temporal-db'] ?? process.env.BENCH_TEMPORAL_DB ?? 'wal'),
     profile: Boolean(flags.profile) || process.env.BENCH_PROFILE === '1',
+    apiSemiSpaceMb: semiSpace === undefined ? null : Number(semiSpace),
     // The API's and worker's live heap after a full collection, at each of the city's memory samples.
     liveHeap: Boolean(flags['live-heap']) || process.env.BENCH_LIVE_HEAP === '1',
     resultsFile: path.resolve(String(flags.results ?? process.env.BENCH_RESULTS ?? path.join(root, 'bench', 'results.json'))),
@@ -365,7 +370,10 @@ async function main() {
     const inspectPorts = options.liveHeap ? { api: await freePort(), worker: await freePort() } : null;
     const debugFlags = (name) => [...profileFlags(name), ...(inspectPorts ? inspectFlags(inspectPorts[name]) : [])];
     const worker = startChild('worker', process.execPath, [...debugFlags('worker'), path.join(compiled, 'workers', 'main.js')], stackEnv, logDir);
-    const api = startChild('api', process.execPath, [...debugFlags('api'), ...imageApiArgs(compiled)], stackEnv, logDir);
+    const apiArgs = imageApiArgs(compiled).map((arg) =>
+      options.apiSemiSpaceMb !== null && arg.startsWith('--max-semi-space-size=') ? `--max-semi-space-size=${options.apiSemiSpaceMb}` : arg,
+    );
+    const api = startChild('api', process.execPath, [...debugFlags('api'), ...apiArgs], stackEnv, logDir);
     // A profiled process writes its profile as it exits, which takes a while on a busy machine.
     const stopServer = (child) => (options.profile ? stopPatiently(child, 60_000, serverPid) : stopProcess(child));
     stops.push(() => stopServer(worker.child));
