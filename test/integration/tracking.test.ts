@@ -6,6 +6,7 @@ import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
 import { ageEta } from '../helpers/db-deliveries';
+import { viewsBuilt } from '../helpers/view-reads';
 import { setRider } from '../helpers/db-riders';
 import { readOutbox } from '../../db/sms-outbox';
 import { StraightLineRouting, type EtaProvider, type LegDurations } from '../../integrations/routing';
@@ -234,6 +235,33 @@ describe('public tracking view', () => {
       expect(again.type).toBe('application/json; charset=utf-8');
       expect(JSON.parse(again.body).status).toBe('pending');
     }
+  });
+
+  it('places each ping in the very next read from the kept view, and builds the view again only when the delivery changes', async () => {
+    const { partner, riderApi, created } = await acceptedDelivery({ additional_stops: [stopBody()] });
+    // The debit's outcome changes the delivery (and its version) by itself.
+    await eventually(
+      async () => (await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${created.id}`)).body.payment_status !== 'pending',
+      10_000,
+      'the debit to settle',
+    );
+    await track(created.id);
+    const built = await viewsBuilt('tracking');
+
+    for (const at of [ACCRA.osu, ACCRA.legon, { lat: 5.6, lng: -0.18 }]) {
+      await moveRider(riderApi, at);
+      const { body: view } = await track(created.id);
+      expect(view.rider).toMatchObject(at);
+      expect(view.eta_min).toEqual(expect.any(Number));
+    }
+    expect(await viewsBuilt('tracking')).toBe(built);
+
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/pickup`)).status).toBe(200);
+    expect((await track(created.id)).body.status).toBe('picked_up');
+    expect(await viewsBuilt('tracking')).toBe(built + 1);
+    await moveRider(riderApi, ACCRA.osu);
+    expect((await track(created.id)).body.rider).toMatchObject(ACCRA.osu);
+    expect(await viewsBuilt('tracking')).toBe(built + 1);
   });
 
   it('shows every change on the very next read, however often the unchanged view was read before', async () => {
