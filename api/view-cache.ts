@@ -1,7 +1,11 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+
 /**
  * The settled part of a hot read's answer, kept per delivery with the version of the rows it was
- * built from. The live fields (where the rider is, the ETA) move without that version and are
- * read afresh on every request, in the same query as the version, then placed in the kept part (docs/decisions/0175-read-caches-that-hit.md). A read sends the kept
+ * built from, and sent with an ETag. The live fields (where the rider is, the ETA) move without
+ * that version and are read afresh on every request, in the same query as the version, then
+ * placed in the kept part (docs/decisions/0175-read-caches-that-hit.md). A read sends the kept
  * part only when the version matches, so any change is seen by the very next read: nothing is
  * served stale, only the work of building an unchanged answer is saved. Recipients and partners
  * poll a few live deliveries far more often than those deliveries change.
@@ -62,13 +66,32 @@ export class VersionedViewCache<T extends { bytes: number }> {
   }
 }
 
-/** A settled answer as kept: what placing the live fields needs, and its size. */
+/** A settled answer as kept: what placing the live fields needs, a digest of its JSON for the ETag, and its size. */
 export interface Kept<S> {
   settled: S;
+  digest: string;
   bytes: number;
 }
 
-/** Serialises a settled answer's view once, when it is built, for its size. */
+/** Serialises a settled answer's view once, when it is built, for its digest and size. */
 export function keep<S extends { view: unknown }>(settled: S): Kept<S> {
-  return { settled, bytes: JSON.stringify(settled.view).length };
+  const json = JSON.stringify(settled.view);
+  return { settled, digest: createHash('sha1').update(json).digest('base64url'), bytes: json.length };
+}
+
+/**
+ * Sends the answer with a strong ETag, or 304 with no body when the request's If-None-Match names
+ * it. The ETag is a digest of the settled JSON's digest and of the live fields placed in it: the
+ * answer is those two and nothing else, so equal tags mean equal bytes, from any API process, and
+ * no whole body is hashed per request. `assemble` places the live fields; it runs only for a 200.
+ */
+export function sendWithEtag(req: Request, res: Response, digest: string, live: unknown, assemble: () => unknown): void {
+  res.setHeader('ETag', `"${createHash('sha1').update(digest).update(JSON.stringify(live)).digest('base64url')}"`);
+  // Express's own check (the `fresh` package): GET or HEAD, any of the tags or `*`, and not when
+  // the request says `Cache-Control: no-cache`.
+  if (req.fresh) {
+    res.status(304).end();
+    return;
+  }
+  res.json(assemble());
 }

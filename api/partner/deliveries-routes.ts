@@ -18,7 +18,7 @@ import { endJobCalls } from '../masked-calls';
 import { refuseEnded, sendDeliveryUpdate } from '../temporal/delivery-updates';
 import { currentEta } from '../live-eta';
 import { viewReads } from '../metric-registry';
-import { VersionedViewCache, keep, type Kept } from '../view-cache';
+import { VersionedViewCache, keep, sendWithEtag, type Kept } from '../view-cache';
 import { createProofView } from './proof-view';
 
 /** Booking, listing, fetching, changing and cancelling a partner's deliveries. */
@@ -88,7 +88,8 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     let kept: Kept<SettledDeliveryView> | undefined;
     let live: LiveFields | undefined;
     // Only when a record is kept is the version a round trip of its own; otherwise the whole read
-    // brings the live fields with the rest. Whose it is is checked first either way.
+    // brings the live fields with the rest. Whose it is is checked first either way: another
+    // partner's id, or its ETag, learns nothing but 404.
     if (views.holds(id)) {
       const current = await deliveries.versionWithLive(em, id);
       if (!current || !owned(current)) throw ApiError.notFound('Unknown delivery');
@@ -110,7 +111,7 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     // A live delivery's ETA is refreshed when due, at most every 20 s, shared with the tracking view.
     const eta = await currentEta(deps, settled.trip, settled.stops, live);
     const shown = recordLive(status, live, eta?.times);
-    res.json(withRecordLive(settled, shown));
+    sendWithEtag(req, res, kept.digest, shown, () => withRecordLive(settled, shown));
   });
 
   const proofOf = createProofView(deps);

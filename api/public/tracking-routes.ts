@@ -7,7 +7,7 @@ import type { AppDeps } from '../app-deps';
 import { ApiError, requireUuid } from '../api-error';
 import { currentEta } from '../live-eta';
 import { viewReads } from '../metric-registry';
-import { VersionedViewCache, keep, type Kept } from '../view-cache';
+import { VersionedViewCache, keep, sendWithEtag, type Kept } from '../view-cache';
 
 /** The public view is the one surface any web page may read: any origin, no credentials. */
 export function publicCors(req: Request, res: Response, next: NextFunction): void {
@@ -16,7 +16,7 @@ export function publicCors(req: Request, res: Response, next: NextFunction): voi
   res.setHeader('Access-Control-Allow-Headers', req.get('access-control-request-headers') ?? 'Content-Type');
   res.setHeader('Access-Control-Max-Age', '600');
   // A page polling from another origin must be able to read how long to back off when limited.
-  res.setHeader('Access-Control-Expose-Headers', 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id');
+  res.setHeader('Access-Control-Expose-Headers', 'Retry-After, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy, X-Request-Id, ETag');
   if (req.method === 'OPTIONS') {
     res.status(204).end();
     return;
@@ -38,7 +38,8 @@ export function createTrackingRouter(deps: AppDeps): Router {
 
   router.get('/track/:id/public', async (req, res) => {
     const id = requireUuid(req.params.id, 'Unknown delivery');
-    // Live data behind a bearer-like id: neither caches nor search engines keep it.
+    // Live data behind a bearer-like id: neither caches nor search engines keep it. A page that
+    // polls may still send If-None-Match itself, and is answered 304 when nothing moved.
     res.setHeader('Cache-Control', 'no-store');
     res.setHeader('X-Robots-Tag', 'noindex');
     const em = orm.em.fork();
@@ -64,7 +65,7 @@ export function createTrackingRouter(deps: AppDeps): Router {
     }
     const { settled } = kept;
     const shown = trackingLive(settled, live, await currentEta(deps, settled.trip, settled.stops, live));
-    res.json(withTrackingLive(settled, shown));
+    sendWithEtag(req, res, kept.digest, shown, () => withTrackingLive(settled, shown));
   });
   return router;
 }

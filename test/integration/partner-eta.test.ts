@@ -233,4 +233,47 @@ describe('a live job’s record, polled', () => {
     const listed = (await api(stack.baseUrl, partner.liveKey).get('/partner/deliveries')).body.find((d: { id: string }) => d.id === created.id);
     expect(JSON.stringify(refreshed)).toBe(JSON.stringify(listed));
   });
+
+  it('answers If-None-Match with 304 and no body until anything it shows changes, the rider’s position and the ETA included', async () => {
+    const { partner, rider } = await partnerAndRider();
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.take(created.id);
+    await debitSettled(partner.liveKey, created.id);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const path = `/partner/deliveries/${created.id}`;
+    const read = async (etag: string) => {
+      const res = await client.get(path, { 'If-None-Match': etag });
+      return { status: res.status, etag: res.headers.get('etag') as string, body: res.body };
+    };
+    const first = await client.get(path);
+    const etag = first.headers.get('etag') as string;
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+
+    const unchanged = await read(etag);
+    expect(unchanged).toEqual({ status: 304, etag, body: null });
+    expect((await read(`"elsewhere", ${etag}`)).status).toBe(304);
+    // A stale or made-up tag gets the whole answer, with the same tag as before.
+    expect(await read('"made-up"')).toEqual({ status: 200, etag, body: first.body });
+
+    expect((await rider.at(ACCRA.osu)).status).toBe(204);
+    const moved = await read(etag);
+    expect(moved.status).toBe(200);
+    expect(moved.body.rider).toMatchObject(ACCRA.osu);
+    expect(moved.etag).not.toBe(etag);
+    expect((await read(moved.etag)).status).toBe(304);
+
+    provider.legMinutes = 15;
+    await ageEta(stack.orm, created.id, { seconds: 21 });
+    const refreshed = await read(moved.etag);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.dropoff_eta).not.toBe(moved.body.dropoff_eta);
+    expect(refreshed.etag).not.toBe(moved.etag);
+
+    expect((await rider.pickup(created.id)).status).toBe(200);
+    const pickedUp = await read(refreshed.etag);
+    expect(pickedUp.status).toBe(200);
+    expect(pickedUp.body.status).toBe('picked_up');
+    expect(pickedUp.etag).not.toBe(refreshed.etag);
+    expect((await read(pickedUp.etag)).status).toBe(304);
+  });
 });

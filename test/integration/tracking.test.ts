@@ -222,7 +222,8 @@ describe('public tracking view', () => {
     const created = await book(stack.baseUrl, partner.liveKey);
     const read = async (path: string, headers: Record<string, string> = {}) => {
       const res = await fetch(`${stack.baseUrl}/api/v1${path}`, { headers });
-      return { status: res.status, type: res.headers.get('content-type'), cache: res.headers.get('cache-control'), body: await res.text() };
+      const { status } = res;
+      return { status, type: res.headers.get('content-type'), cache: res.headers.get('cache-control'), etag: res.headers.get('etag'), body: await res.text() };
     };
     for (const [path, headers] of [
       [`/track/${created.id}/public`, {}],
@@ -233,6 +234,7 @@ describe('public tracking view', () => {
       expect(first.status).toBe(200);
       expect(again).toEqual(first);
       expect(again.type).toBe('application/json; charset=utf-8');
+      expect(again.etag).toMatch(/^"[\w-]{27}"$/);
       expect(JSON.parse(again.body).status).toBe('pending');
     }
   });
@@ -262,6 +264,33 @@ describe('public tracking view', () => {
     await moveRider(riderApi, ACCRA.osu);
     expect((await track(created.id)).body.rider).toMatchObject(ACCRA.osu);
     expect(await viewsBuilt('tracking')).toBe(built + 1);
+  });
+
+  it('answers If-None-Match with 304 and no body, from either API process, until the rider moves or the delivery changes', async () => {
+    const { riderApi, created } = await acceptedDelivery();
+    const conditional = async (etag: string, base = stack.baseUrl) => {
+      const res = await api(base).get(`/track/${created.id}/public`, { 'If-None-Match': etag });
+      return { status: res.status, etag: res.headers.get('etag') as string, cache: res.headers.get('cache-control'), body: res.body };
+    };
+    const first = await track(created.id);
+    const etag = first.headers.get('etag') as string;
+
+    for (const base of [stack.baseUrl, second.baseUrl]) expect(await conditional(etag, base)).toEqual({ status: 304, etag, cache: 'no-store', body: null });
+
+    await moveRider(riderApi, ACCRA.osu);
+    const moved = await conditional(etag);
+    expect(moved).toMatchObject({ status: 200, cache: 'no-store', body: { rider: ACCRA.osu } });
+    expect(moved.etag).not.toBe(etag);
+    expect((await conditional(moved.etag, second.baseUrl)).status).toBe(304);
+
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/pickup`)).status).toBe(200);
+    const pickedUp = await conditional(moved.etag);
+    expect(pickedUp).toMatchObject({ status: 200, body: { status: 'picked_up' } });
+    expect(pickedUp.etag).not.toBe(moved.etag);
+
+    // A page on another origin may read the tag to send it back.
+    const crossOrigin = await api(stack.baseUrl).get(`/track/${created.id}/public`, { Origin: 'https://shop.example.com' });
+    expect(crossOrigin.headers.get('access-control-expose-headers')).toContain('ETag');
   });
 
   it('shows every change on the very next read, however often the unchanged view was read before', async () => {

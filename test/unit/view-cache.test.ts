@@ -55,4 +55,10 @@ describe('VersionedViewCache', () => {
     expect(cache.size).toBe(3);
     expect(cache.get('a', 'v')).toBeUndefined();
   });
+
+  it('digests the settled JSON, so equal answers built by any process have the same digest', () => {
+    expect(kept('pending').digest).toBe(kept('pending').digest);
+    expect(kept('pending').digest).not.toBe(kept('accepted').digest);
+    expect(kept('Ɛfua').bytes).toBe(JSON.stringify({ status: 'Ɛfua' }).length);
+  });
 });
