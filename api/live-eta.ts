@@ -1,37 +1,21 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import * as deliveryEta from '../db/delivery-eta';
-import type { DeliveryParts } from '../domain/delivery-view';
-import { ETA_REFRESH_SECONDS, etaFigures, etaRoute, isLive, type EtaFigures, type EtaStop, type EtaTrip } from '../domain/eta';
+import type { LiveFields } from '../domain/delivery-view';
+import { ETA_REFRESH_SECONDS, etaFigures, etaRoute, type EtaFigures, type EtaStop, type EtaTrip, type KeptEta } from '../domain/eta';
 import type { LatLng } from '../domain/geo';
 import type { EtaProvider } from '../integrations/routing/provider';
 import type { AppDeps } from './app-deps';
 
 /**
- * The live ETA the public tracking view and the partner's record share. The figure is cached on
- * the delivery row, so every API process shares it; whichever process first finds it 20 s old
- * claims the refresh with a conditional UPDATE, and everyone else reads the cached figure
+ * The live ETA the public tracking view and the partner's record share. The figure is kept in
+ * `delivery_etas`, so every API process shares it; whichever process first finds it 20 s old
+ * claims the refresh with a conditional write, and everyone else serves the kept figure
  * meanwhile. One refresh serves both views: the provider is asked at most every 20 s a delivery,
  * however many recipients and partners poll it.
  */
 
-/** The parts of a delivery row the tracking view's ETA needs, with the cached figure. */
-export interface CachedEtaTrip extends EtaTrip {
-  id: string;
-  etaMin: number | null;
-  etaLegsMin: (number | null)[] | null;
-  /** The cached figure is younger than ETA_REFRESH_SECONDS, by the database clock. */
-  etaFresh: boolean;
-}
-
-export interface Eta {
-  /** Minutes to the final drop. */
-  finalMin: number | null;
-  /** Cumulative minutes to each additional stop, by position (null once handed over). */
-  stopsMin: (number | null)[];
-}
-
-/** Told when the provider fails; the last figure is served until the next refresh is due. */
-export type EtaErrorListener = (error: unknown) => void;
+/** The figures an answer shows: the kept ones, or a refresh's. */
+export type ShownEta = Pick<KeptEta, 'finalMin' | 'legsMin' | 'times'>;
 
 /**
  * Claims the refresh and computes the figures, or null when another process holds the claim, the
@@ -39,72 +23,38 @@ export type EtaErrorListener = (error: unknown) => void;
  * 20 s, not on every poll).
  */
 async function refresh(
-  orm: MikroORM,
-  provider: EtaProvider,
-  id: string,
-  trip: EtaTrip,
+  { orm, eta, logger }: { orm: MikroORM; eta: EtaProvider; logger: AppDeps['logger'] },
+  trip: EtaTrip & { id: string },
   stops: EtaStop[],
   points: LatLng[],
-  onError?: EtaErrorListener,
 ): Promise<EtaFigures | null> {
   const em = orm.em.fork();
-  if (!(await deliveryEta.claimRefresh(em, id, ETA_REFRESH_SECONDS))) return null;
+  if (!(await deliveryEta.claimRefresh(em, trip.id, ETA_REFRESH_SECONDS))) return null;
   let figures: EtaFigures;
   try {
-    const { legSeconds } = await provider.legs(points);
+    const { legSeconds } = await eta.legs(points);
     figures = etaFigures(trip, stops, legSeconds, new Date());
   } catch (error) {
-    onError?.(error);
+    logger.warn('ETA provider failed; serving the last figure', { error: error instanceof Error ? error.message : String(error) });
     return null;
   }
-  await deliveryEta.save(em, id, figures);
+  await deliveryEta.save(em, trip.id, figures);
   return figures;
 }
 
-/** Traffic-aware minutes from the rider's live position through the remaining stops to the final drop. */
-export async function etaFor(
-  orm: MikroORM,
-  provider: EtaProvider,
-  trip: CachedEtaTrip,
-  stops: EtaStop[],
-  rider: LatLng | null,
-  onError?: EtaErrorListener,
-): Promise<Eta> {
-  const points = etaRoute(trip, stops, rider);
-  if (points === null) return { finalMin: null, stopsMin: stops.map(() => null) };
-  if (trip.etaFresh) return fromCache(trip.etaMin, trip.etaLegsMin, stops);
-  const figures = await refresh(orm, provider, trip.id, trip, stops, points, onError);
-  if (figures === null) return readCache(orm, trip.id, stops);
-  return { finalMin: figures.finalMin, stopsMin: figures.legsMin };
-}
-
 /**
- * Refreshes the kept times of a delivery the partner is reading, when they are due (the same
- * 20-second claim as the tracking view's). True when this call stored new ones, so the record is
- * read again to show them.
+ * The ETA to show of a delivery whose live fields are `live`: the kept figure while it is fresh
+ * or there is no route to time (no rider on the trip, or their position unknown); when it is due,
+ * a refresh's, or the kept figure when another process holds the claim or the provider failed.
+ * Null when none was ever computed.
  */
-export async function refreshRecordEta({ orm, eta, logger }: Pick<AppDeps, 'orm' | 'eta' | 'logger'>, parts: DeliveryParts): Promise<boolean> {
-  const { delivery: d, stops, rider } = parts;
-  if (!isLive(d.status) || !rider || rider.lat == null || rider.lng == null) return false;
-  // The claim is judged by the database clock; this only spares it a round trip when plainly fresh.
-  const computedAt = d.etaComputedAt ? new Date(d.etaComputedAt).getTime() : null;
-  if (computedAt !== null && Date.now() - computedAt < ETA_REFRESH_SECONDS * 1000) return false;
-  const etaStops: EtaStop[] = stops.map((s) => ({ position: s.position, status: s.status, dropoffLat: s.dropoffLat, dropoffLng: s.dropoffLng }));
-  const points = etaRoute(d, etaStops, { lat: rider.lat, lng: rider.lng });
-  if (points === null) return false;
-  const onError = (error: unknown) =>
-    logger.warn('ETA provider failed; serving the last figure', { error: error instanceof Error ? error.message : String(error) });
-  return (await refresh(orm, eta, d.id, d, etaStops, points, onError)) !== null;
-}
-
-/** Another process holds the refresh: serve the figure it (or an earlier one) stored. */
-async function readCache(orm: MikroORM, deliveryId: string, stops: EtaStop[]): Promise<Eta> {
-  const cached = await deliveryEta.read(orm.em.fork(), deliveryId);
-  return fromCache(cached.finalMin, cached.legsMin, stops);
-}
-
-function fromCache(finalMin: number | null, legs: (number | null)[] | null, stops: EtaStop[]): Eta {
-  const stopsMin: (number | null)[] = stops.map(() => null);
-  for (const s of stops) stopsMin[s.position] = s.status === 'pending' ? (legs?.[s.position] ?? null) : null;
-  return { finalMin, stopsMin };
+export async function currentEta(
+  deps: Pick<AppDeps, 'orm' | 'eta' | 'logger'>,
+  trip: EtaTrip & { id: string },
+  stops: EtaStop[],
+  live: LiveFields,
+): Promise<ShownEta | null> {
+  const points = etaRoute(trip, stops, live.position);
+  if (points === null || live.eta?.fresh) return live.eta;
+  return (await refresh(deps, trip, stops, points)) ?? live.eta;
 }

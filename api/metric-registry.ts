@@ -36,3 +36,10 @@ export const bookingStartFailures = new Counter({
   labelNames: ['outcome'] as const,
   registers: [apiRegistry],
 });
+
+export const viewReads = new Counter({
+  name: 'view_reads_total',
+  help: 'Reads of the partner record and the public tracking view, by view and whether their settled part was kept (the version matched) or built',
+  labelNames: ['view', 'settled'] as const,
+  registers: [apiRegistry],
+});

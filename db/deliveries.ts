@@ -1,51 +1,56 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { KeyMode } from '../domain/api-key';
-import type { DeliveryParts } from '../domain/delivery-view';
+import type { DeliveryParts, LiveFields } from '../domain/delivery-view';
+import { ETA_REFRESH_SECONDS, type KeptEta } from '../domain/eta';
 import type { FareChange } from '../domain/fare-change';
-import { ACTIVE_FOR_RIDER, type DeliveryStatus } from '../domain/lifecycle';
+import type { DeliveryStatus } from '../domain/lifecycle';
 import { DeliverySchema, type Delivery, type DeliveryEvent, type DeliveryStop, type Rider } from './entities';
 import { poolQuery, type PoolQuery } from './pool-query';
 
 /** A partner's deliveries and the reads every answer about a delivery is built from. */
 
 /**
- * A version of a delivery's answers: one string that changes whenever they may. It is the version
- * of the delivery's row (Postgres' `xmin` changes with every update of a row; every write that
- * shows in an answer updates it: transitions, payment, stops, ETA) and the rider's fields the
- * answer shows. Not the rider row's own version: that changes with every change of the rider,
- * the jobs they take after this one included. `d` is the delivery.
+ * A version of a delivery's answers: one string that changes whenever their settled part may. It
+ * is the version of the delivery's row (Postgres' `xmin` changes with every update of a row;
+ * every write that shows in an answer updates it: transitions, payment, stops, changes) and the
+ * rider's fields the answers show: name, vehicle and rating. Not the rider row's own version:
+ * that changes with every ping, and with every change of the rider, the jobs they take after this
+ * one included. What moves without it, where the rider is and the ETA (kept in `delivery_etas`,
+ * apart from the row), is read afresh on every request and placed in the kept answer.
+ * `d` is the delivery.
  */
-export function deliveryVersionSql(riderColumns: string): string {
-  return `d.xmin::text || '/' || coalesce((select concat_ws('/', ${riderColumns}) from riders r where r.id = d.rider_id), '-')`;
-}
+export const DELIVERY_VERSION_SQL = `d.xmin::text || '/' || coalesce((select (r.name, r.vehicle, r.rating)::text from riders r where r.id = d.rider_id), '-')`;
 
-const LIVE_STATUSES_SQL = ACTIVE_FOR_RIDER.map((status) => `'${status}'`).join(', ');
-
-/**
- * The keyed record's version: the row, the rider's name, vehicle and rating, and, while the rider
- * is on the job, their position (the record shows it then only, so a finished job's version does
- * not move with its former rider's pings).
- */
-export const DELIVERY_VERSION_SQL = deliveryVersionSql(
-  `r.name, r.vehicle, r.rating, case when d.status in (${LIVE_STATUSES_SQL}) then concat_ws(',', r.lat, r.lng, r.located_at) end`,
-);
+/** The kept ETA of `kept` (delivery_etas) as JSON, with whether it is fresh by the database clock; null when there is none. */
+export const KEPT_ETA_SQL = `case when kept.delivery_id is not null then json_build_object('finalMin', kept.eta_min, 'legsMin', kept.eta_legs_min, 'times', kept.eta_times,
+    'fresh', coalesce(kept.computed_at > now() - make_interval(secs => ${ETA_REFRESH_SECONDS}), false)) end`;
 
 /**
- * The version of one delivery and who owns it; null when there is no such delivery. Asked before
- * every poll of a delivery, so it skips the ORM's layers and is prepared once per connection.
+ * The version of one delivery, who owns it, and its live fields: the one query of a poll whose
+ * answer is kept (the partner's record, the tracking view). Prepared once per connection, off the
+ * ORM's layers.
  */
-const VERSION_QUERY = {
-  name: 'delivery-version',
-  text: `select ${DELIVERY_VERSION_SQL} as version, d.partner_id, d.mode from deliveries d where d.id = $1`,
+const VERSION_WITH_LIVE_QUERY = {
+  name: 'delivery-version-live',
+  text: `select ${DELIVERY_VERSION_SQL} as version, d.partner_id, d.mode, r.lat, r.lng, to_json(r.located_at) as located_at, ${KEPT_ETA_SQL} as eta
+         from deliveries d left join riders r on r.id = d.rider_id left join delivery_etas kept on kept.delivery_id = d.id
+         where d.id = $1`,
 };
 
-export async function version(
-  em: EntityManager,
-  id: string,
-): Promise<{ version: string; partnerId: string; mode: string } | null> {
-  const { rows } = await poolQuery(em).query<{ version: string; partner_id: string; mode: string }>({ ...VERSION_QUERY, values: [id] });
-  const row = rows[0];
-  return row ? { version: row.version, partnerId: row.partner_id, mode: row.mode } : null;
+export interface VersionWithLive {
+  version: string;
+  partnerId: string;
+  mode: string;
+  live: LiveFields;
+}
+
+/** See VERSION_WITH_LIVE_QUERY; null when there is no such delivery. */
+export async function versionWithLive(em: EntityManager, id: string): Promise<VersionWithLive | null> {
+  type Row = { version: string; partner_id: string; mode: string; lat: number | null; lng: number | null; located_at: string | null; eta: KeptEta | null };
+  const [row] = (await poolQuery(em).query<Row>({ ...VERSION_WITH_LIVE_QUERY, values: [id] })).rows;
+  if (!row) return null;
+  const position = row.lat !== null && row.lng !== null ? { lat: row.lat, lng: row.lng, locatedAt: row.located_at === null ? null : new Date(row.located_at) } : null;
+  return { version: row.version, partnerId: row.partner_id, mode: row.mode, live: { position, eta: row.eta } };
 }
 
 /** Whether a delivery's row is committed: the first step of every delivery workflow asks it. */
@@ -56,7 +61,7 @@ export async function exists(em: EntityManager, id: string): Promise<boolean> {
 }
 
 /**
- * Reads of whole deliveries (the row, its stops, its status trail, its fare changes and its rider) in ONE query:
+ * Reads of whole deliveries (the row, its stops, its status trail, its fare changes, its rider and its ETA) in ONE query:
  * Postgres assembles each delivery as a JSON document, so a read costs one round trip and no
  * ORM hydration. These are the hottest reads of the service (every fetch, every public tracking
  * poll, every webhook body), and on a busy host each extra round trip costs more than the query.
@@ -73,10 +78,11 @@ const PARTS_SQL = `
       where f.delivery_id = d.id), '[]'::json),
     'rider', (select row_to_json(r) from (
       select id, name, vehicle, rating, is_robo, online, lat, lng, located_at, active_delivery_id, created_at
-      from riders where id = d.rider_id) r)
+      from riders where id = d.rider_id) r),
+    'eta', ${KEPT_ETA_SQL}
   ) as parts,
   ${DELIVERY_VERSION_SQL} as version
-  from deliveries d`;
+  from deliveries d left join delivery_etas kept on kept.delivery_id = d.id`;
 
 type Row = Record<string, unknown>;
 
@@ -99,15 +105,16 @@ function entity<T>(row: Row, dates: readonly string[]): T {
   return out as T;
 }
 
-const DELIVERY_DATES = ['scheduledAt', 'deliveredAt', 'etaComputedAt', 'createdAt', 'updatedAt'] as const;
+const DELIVERY_DATES = ['scheduledAt', 'deliveredAt', 'createdAt', 'updatedAt'] as const;
 
-function toParts(json: { delivery: Row; stops: Row[]; events: Row[]; fare_changes: Row[]; rider: Row | null }): DeliveryParts {
+function toParts(json: { delivery: Row; stops: Row[]; events: Row[]; fare_changes: Row[]; rider: Row | null; eta: KeptEta | null }): DeliveryParts {
   return {
     delivery: entity<Delivery>(json.delivery, DELIVERY_DATES),
     stops: json.stops.map((s) => entity<DeliveryStop>(s, ['deliveredAt'])),
     events: json.events.map((e) => entity<DeliveryEvent>(e, ['createdAt'])),
     fareChanges: json.fare_changes.map((f) => entity<FareChange>(f, ['createdAt'])),
     rider: json.rider ? entity<Rider>(json.rider, ['locatedAt', 'createdAt']) : null,
+    eta: json.eta,
   };
 }
 

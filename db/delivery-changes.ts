@@ -42,8 +42,9 @@ export async function applyDeliveryChange(em: EntityManager, deliveryId: string,
     if (change.repricing) {
       fareChange = await recordFareChange(tx, deliveryId, current.total_fare, change.repricing);
       const { fare } = change.repricing;
-      own.sql.push('base_fare = ?', 'distance_m = ?', 'distance_fee = ?', 'service_fee = ?', 'total_fare = ?', 'eta_computed_at = null');
+      own.sql.push('base_fare = ?', 'distance_m = ?', 'distance_fee = ?', 'service_fee = ?', 'total_fare = ?');
       own.values.push(fare.baseFare, fare.distanceMeters, fare.distanceFee, fare.serviceFee, fare.totalFare);
+      await tx.execute('update delivery_etas set computed_at = null where delivery_id = ?', [deliveryId]);
     }
     await tx.execute(`update deliveries set ${[...own.sql, 'updated_at = now()'].join(', ')} where id = ?`, [...own.values, deliveryId]);
     for (const stop of change.stops) {

@@ -5,10 +5,20 @@ import { poolQuery, type PoolQuery } from './pool-query';
 import { COMMIT_WITHOUT_WAITING_FOR_DISK } from './lossy-commit';
 
 /**
- * The ETA cached on a delivery's row, so every API process shares one figure. Whichever process
- * first finds it stale claims the refresh; the others serve the cached figure meanwhile. A status
- * change computes it afresh and stores it with the change, so its callback carries it.
+ * A delivery's ETA, kept in `delivery_etas` so every API process shares one figure. Whichever
+ * process first finds it stale claims the refresh; the others serve the kept figure meanwhile. A
+ * status change computes it afresh and stores it with the change, so its callback carries it.
+ * Apart from the delivery's row: a refresh every 20 s of a live job would otherwise move the
+ * row's version, and with it every kept answer about the delivery (docs/decisions/0175).
  */
+
+const CLAIM_REFRESH = {
+  name: 'eta-claim-refresh',
+  text: `insert into delivery_etas as e (delivery_id, computed_at) select $1::uuid, now() from ${COMMIT_WITHOUT_WAITING_FOR_DISK}
+         on conflict (delivery_id) do update set computed_at = now()
+           where e.computed_at is null or e.computed_at <= now() - make_interval(secs => $2::float8)
+         returning e.delivery_id`,
+};
 
 /**
  * Claims the refresh when the figure is older than `refreshSeconds`, or was never computed;
@@ -18,42 +28,29 @@ import { COMMIT_WITHOUT_WAITING_FOR_DISK } from './lossy-commit';
  * computes again.
  */
 export async function claimRefresh(em: EntityManager, deliveryId: string, refreshSeconds: number): Promise<boolean> {
-  const claimed = await em.execute<{ id: string }[]>(
-    `update deliveries set eta_computed_at = now() from ${COMMIT_WITHOUT_WAITING_FOR_DISK}
-     where id = ? and (eta_computed_at is null or eta_computed_at <= now() - make_interval(secs => ?))
-     returning id`,
-    [deliveryId, refreshSeconds],
-  );
-  return claimed.length > 0;
+  return (await poolQuery(em).query({ ...CLAIM_REFRESH, values: [deliveryId, refreshSeconds] })).rows.length > 0;
 }
 
-/** Stores the minutes to the final drop and to each additional stop, by position, and the times. */
+const SAVE = {
+  name: 'eta-save',
+  text: `update delivery_etas set eta_min = $2, eta_legs_min = $3, eta_times = $4 from ${COMMIT_WITHOUT_WAITING_FOR_DISK} where delivery_id = $1`,
+};
+
+/** Stores the minutes to the final drop and to each additional stop, by position, and the times (after a claim). */
 export async function save(em: EntityManager, deliveryId: string, eta: EtaFigures): Promise<void> {
-  await em.execute(`update deliveries set eta_min = ?, eta_legs_min = ?, eta_times = ? from ${COMMIT_WITHOUT_WAITING_FOR_DISK} where id = ?`, [
-    eta.finalMin,
-    JSON.stringify(eta.legsMin),
-    JSON.stringify(eta.times),
-    deliveryId,
-  ]);
+  await poolQuery(em).query({ ...SAVE, values: [deliveryId, eta.finalMin, JSON.stringify(eta.legsMin), JSON.stringify(eta.times)] });
 }
 
 const SAVE_WITH_CHANGE = {
   name: 'eta-save-with-change',
-  text: 'update deliveries set eta_min = $2, eta_legs_min = $3, eta_times = $4, eta_computed_at = now() where id = $1',
+  text: `insert into delivery_etas (delivery_id, eta_min, eta_legs_min, eta_times, computed_at) values ($1, $2, $3, $4, now())
+         on conflict (delivery_id) do update
+           set eta_min = excluded.eta_min, eta_legs_min = excluded.eta_legs_min, eta_times = excluded.eta_times, computed_at = excluded.computed_at`,
 };
 
 /** The figures computed for a status change, stored in its transaction: fresh from now on. */
 export async function saveWithChange(tx: PoolQuery, deliveryId: string, eta: EtaFigures): Promise<void> {
   await tx.query({ ...SAVE_WITH_CHANGE, values: [deliveryId, eta.finalMin, JSON.stringify(eta.legsMin), JSON.stringify(eta.times)] });
-}
-
-/** The cached figure; nulls when none is stored (or there is no such delivery). */
-export async function read(em: EntityManager, deliveryId: string): Promise<{ finalMin: number | null; legsMin: (number | null)[] | null }> {
-  const [row] = await em.execute<{ eta_min: number | null; eta_legs_min: (number | null)[] | null }[]>(
-    'select eta_min, eta_legs_min from deliveries where id = ?',
-    [deliveryId],
-  );
-  return { finalMin: row?.eta_min ?? null, legsMin: row?.eta_legs_min ?? null };
 }
 
 const TRIP_QUERY = {

@@ -35,13 +35,24 @@ export interface EtaTimes {
   stops: (string | null)[];
 }
 
-/** One computation's figures, as the delivery's row keeps them. */
+/** One computation's figures, as `delivery_etas` keeps them. */
 export interface EtaFigures {
   /** Minutes to the final drop (the tracking view's `eta_min`). */
   finalMin: number;
   /** Cumulative minutes to each additional stop, by position (null once handed over). */
   legsMin: (number | null)[];
   times: EtaTimes;
+}
+
+/**
+ * A delivery's ETA as last stored (by a status change or a read's refresh), and whether it is
+ * younger than ETA_REFRESH_SECONDS by the database clock.
+ */
+export interface KeptEta {
+  finalMin: number | null;
+  legsMin: (number | null)[] | null;
+  times: EtaTimes | null;
+  fresh: boolean;
 }
 
 /** Whether a rider is on the trip, so a time to the drop means something. */

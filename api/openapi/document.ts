@@ -72,6 +72,27 @@ const sandboxRiderHeader = {
     '`manual` takes none until you ask for each with `POST /partner/deliveries/{id}/simulate`.',
   schema: plain(S.SandboxRider),
 };
+/**
+ * Conditional reads of the record and the tracking view (docs/decisions/0175-read-caches-that-hit.md):
+ * an ETag on each answer, and 304 with no body when If-None-Match names the current one.
+ */
+const ifNoneMatchHeader = {
+  name: 'If-None-Match',
+  in: 'header',
+  required: false,
+  description: 'The `ETag` of an earlier answer: when the answer would be the same bytes, it is 304 with no body.',
+  schema: { type: 'string' },
+};
+const etagHeader = {
+  ETag: {
+    description:
+      'A strong validator of these exact bytes, the same from every API process; it changes with anything the answer shows, ' +
+      'the rider\'s position and the ETA included. Send it back in `If-None-Match`.',
+    schema: { type: 'string' },
+  },
+};
+const withEtag = <R extends Json>(response: R) => ({ ...response, headers: etagHeader });
+const notModified = { description: 'Nothing changed since the answer whose ETag was sent in If-None-Match: no body', headers: etagHeader };
 const partner = { security: [{ partnerKey: [] }] };
 /** How a quote's or booking's 400 names a route it will not take (GET /partner/service-area). */
 const ROUTE_REFUSALS =
@@ -181,10 +202,17 @@ export function buildOpenApiDocument(samples: CodeSamples = CODE_SAMPLES): Json 
           'While a rider is on the job (`accepted`, `picked_up`, `in_transit`), `rider` carries where they last reported ' +
           '(`lat`, `lng`, `located_at`) and `pickup_eta`, `dropoff_eta` and each stop\'s `eta` say when they are expected, from ' +
           'the traffic-aware estimate of the public tracking view: computed at each status change and refreshed on a read at most ' +
-          'every 20 seconds. Otherwise they are null. The list and the callbacks carry the figure last computed.',
+          'every 20 seconds. Otherwise they are null. The list and the callbacks carry the figure last computed.\n\n' +
+          'Polling: send the last answer\'s `ETag` in `If-None-Match`; while nothing the answer shows has changed (its rider\'s ' +
+          'position and ETA included), the answer is 304 with no body. Another account\'s delivery is 404 whatever is sent.',
         operationId: 'getDelivery',
-        parameters: [idParam('Delivery id')],
-        responses: { '200': jsonResponse('The delivery', delivery), '404': errorResponse('Unknown delivery'), ...keyedErrors },
+        parameters: [idParam('Delivery id'), ifNoneMatchHeader],
+        responses: {
+          '200': withEtag(jsonResponse('The delivery', delivery)),
+          '304': notModified,
+          '404': errorResponse('Unknown delivery'),
+          ...keyedErrors,
+        },
       },
       patch: {
         ...partner,
@@ -382,11 +410,16 @@ export function buildOpenApiDocument(samples: CodeSamples = CODE_SAMPLES): Json 
       get: {
         tags: ['Public'],
         summary: 'Public, redacted tracking view',
+        description:
+          'Answered with `Cache-Control: no-store` (the id is the credential: no shared cache may keep it) and an `ETag`, which a ' +
+          'page polling the view may send back in `If-None-Match`: while the view is unchanged, the rider\'s position and the ' +
+          'minutes ahead included, the answer is 304 with no body. Cross-origin pages can read the `ETag`.',
         operationId: 'getPublicTracking',
         security: [],
-        parameters: [idParam('Delivery id')],
+        parameters: [idParam('Delivery id'), ifNoneMatchHeader],
         responses: {
-          '200': jsonResponse('The view', ref('PublicTracking', S.PublicTracking)),
+          '200': withEtag(jsonResponse('The view', ref('PublicTracking', S.PublicTracking))),
+          '304': notModified,
           '404': errorResponse('Unknown delivery'),
           ...commonErrors,
         },

@@ -1,8 +1,7 @@
 import { Router } from 'express';
 import * as deliveries from '../../db/deliveries';
-import { deliveryView } from '../../domain/delivery-view';
+import { deliveryView, liveFieldsOf, recordLive, settledDeliveryView, withRecordLive, type LiveFields, type SettledDeliveryView } from '../../domain/delivery-view';
 import { SANDBOX_RIDER_HEADER, type SandboxRider } from '../../domain/sandbox-rider';
-import { ETA_REFRESH_SECONDS } from '../../domain/eta';
 import { cancelRefusal } from '../../domain/steps';
 import { cancelUpdate } from '../../workflows/messages';
 import { sandboxedInProduction } from '../../config/settings';
@@ -17,8 +16,9 @@ import { createBookingService } from './booking-service';
 import { createDeliveryChanges } from './delivery-changes';
 import { endJobCalls } from '../masked-calls';
 import { refuseEnded, sendDeliveryUpdate } from '../temporal/delivery-updates';
-import { refreshRecordEta } from '../live-eta';
-import { VersionedViewCache, sendJsonBytes } from '../view-cache';
+import { currentEta } from '../live-eta';
+import { viewReads } from '../metric-registry';
+import { VersionedViewCache, keep, sendWithEtag, type Kept } from '../view-cache';
 import { createProofView } from './proof-view';
 
 /** Booking, listing, fetching, changing and cancelling a partner's deliveries. */
@@ -77,25 +77,41 @@ export function createDeliveriesRouter(deps: AppDeps): Router {
     res.json(parts.map((p) => deliveryView(p, settings.siteUrl)));
   });
 
-  // Partners poll deliveries they are waiting on: an unchanged one is answered from its kept bytes.
-  // Kept no longer than the ETA in it may go unrefreshed (DELIVERY_VERSION_SQL moves with the
-  // rider's position while a job is live, but not with time).
-  const views = new VersionedViewCache(10_000, ETA_REFRESH_SECONDS * 1000);
+  // Partners poll deliveries they are waiting on: the settled part of an unchanged one is kept,
+  // and where the rider is and the times ahead placed in it afresh on every read.
+  const views = new VersionedViewCache<Kept<SettledDeliveryView>>({ entries: 10_000, bytes: 16_000_000, idleMs: 120_000 });
   router.get('/partner/deliveries/:id', async (req, res) => {
     const { partnerId, mode } = partnerOf(res);
     const id = requireUuid(req.params.id, 'Unknown delivery');
     const em = orm.em.fork();
-    const current = await deliveries.version(em, id);
-    if (!current || current.partnerId !== partnerId || current.mode !== mode) throw ApiError.notFound('Unknown delivery');
-    const kept = views.get(id, current.version);
-    if (kept !== undefined) return sendJsonBytes(res, kept);
-    let read = await deliveries.loadVersioned(em, id);
-    if (!read) throw ApiError.notFound('Unknown delivery');
+    const owned = (owner: { partnerId: string; mode: string }) => owner.partnerId === partnerId && owner.mode === mode;
+    let kept: Kept<SettledDeliveryView> | undefined;
+    let live: LiveFields | undefined;
+    // Only when a record is kept is the version a round trip of its own; otherwise the whole read
+    // brings the live fields with the rest. Whose it is is checked first either way: another
+    // partner's id, or its ETag, learns nothing but 404.
+    if (views.holds(id)) {
+      const current = await deliveries.versionWithLive(em, id);
+      if (!current || !owned(current)) throw ApiError.notFound('Unknown delivery');
+      kept = views.get(id, current.version);
+      live = current.live;
+    }
+    if (kept === undefined || live === undefined) {
+      const read = await deliveries.loadVersioned(em, id);
+      if (!read || !owned(read.parts.delivery)) throw ApiError.notFound('Unknown delivery');
+      kept = keep(settledDeliveryView(read.parts, settings.siteUrl));
+      views.set(id, read.version, kept);
+      live = liveFieldsOf(read.parts);
+      viewReads.inc({ view: 'record', settled: 'built' });
+    } else {
+      viewReads.inc({ view: 'record', settled: 'kept' });
+    }
+    const { settled } = kept;
+    const { status } = settled.view;
     // A live delivery's ETA is refreshed when due, at most every 20 s, shared with the tracking view.
-    if (await refreshRecordEta(deps, read.parts)) read = (await deliveries.loadVersioned(em, id)) ?? read;
-    const view = deliveryView(read.parts, settings.siteUrl);
-    views.set(id, read.version, JSON.stringify(view));
-    res.json(view);
+    const eta = await currentEta(deps, settled.trip, settled.stops, live);
+    const shown = recordLive(status, live, eta?.times);
+    sendWithEtag(req, res, kept.digest, shown, () => withRecordLive(settled, shown));
   });
 
   const proofOf = createProofView(deps);

@@ -1,5 +1,4 @@
 import { defineEntity, type InferEntity } from '@mikro-orm/core';
-import type { EtaTimes } from '../../domain/eta';
 import type { DeliveryStatus, PackageSize, PaymentStatus, VerificationMethod } from '../../domain/lifecycle';
 import type { SandboxRider } from '../../domain/sandbox-rider';
 
@@ -36,10 +35,6 @@ export const DeliverySchema = defineEntity({
     serviceFee: p.integer(),
     totalFare: p.integer(),
     deliveredAt: p.datetime().nullable(),
-    etaMin: p.integer().nullable(),
-    etaLegsMin: p.json<number[]>().nullable(),
-    etaComputedAt: p.datetime().nullable(),
-    etaTimes: p.json<EtaTimes>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   }),

@@ -24,6 +24,7 @@ import { Migration20261129130000_eta_times } from './Migration20261129130000_eta
 import { Migration20261130000000_stop_handover_position } from './Migration20261130000000_stop_handover_position';
 import { Migration20261130050000_sandbox_rider } from './Migration20261130050000_sandbox_rider';
 import { Migration20261130060000_fare_changes } from './Migration20261130060000_fare_changes';
+import { Migration20261201000000_delivery_etas } from './Migration20261201000000_delivery_etas';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
 export const migrationsList = [
@@ -53,4 +54,5 @@ export const migrationsList = [
   { name: 'Migration20261130000000_stop_handover_position', class: Migration20261130000000_stop_handover_position },
   { name: 'Migration20261130050000_sandbox_rider', class: Migration20261130050000_sandbox_rider },
   { name: 'Migration20261130060000_fare_changes', class: Migration20261130060000_fare_changes },
+  { name: 'Migration20261201000000_delivery_etas', class: Migration20261201000000_delivery_etas },
 ];

@@ -1,3 +1,4 @@
+import { versionWithLive } from '../../db/deliveries';
 import type { Orm } from '../../db/orm';
 import { ago, list, rows, write, type Age } from './db';
 
@@ -57,7 +58,12 @@ export async function deliveryAgeSeconds(orm: Orm, deliveryId: string): Promise<
 /** Makes the delivery's kept ETA as old as `age`, so the next read computes it anew. */
 export function ageEta(orm: Orm, deliveryId: string, age: Age): Promise<void> {
   const when = ago(age);
-  return write(orm, `update deliveries set eta_computed_at = ${when.sql} where id = ?`, [...when.params, deliveryId]);
+  return write(orm, `update delivery_etas set computed_at = ${when.sql} where delivery_id = ?`, [...when.params, deliveryId]);
+}
+
+/** The version kept answers about the delivery are checked against (db/deliveries.ts DELIVERY_VERSION_SQL). */
+export async function deliveryVersion(orm: Orm, deliveryId: string): Promise<string | undefined> {
+  return (await versionWithLive(orm.em.fork(), deliveryId))?.version;
 }
 
 /** The riders a job was offered to, each offer with whether it is still open. */

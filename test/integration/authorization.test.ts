@@ -25,7 +25,7 @@ function recorded(baseUrl: string, token?: string) {
     return res;
   };
   return {
-    get: (path: string) => keep(client.get(path)),
+    get: (path: string, headers?: Record<string, string>) => keep(client.get(path, headers)),
     post: (path: string, body?: unknown) => keep(client.post(path, body)),
     put: (path: string, body?: unknown) => keep(client.put(path, body)),
     delete: (path: string) => keep(client.delete(path)),
@@ -62,9 +62,10 @@ describe('another partner’s or the other mode’s resources (BOLA)', () => {
     }, 20_000, 'callbacks of the test delivery');
     const eventId = events[0]!.id;
 
+    const etagOf = async (key: string, id: string) => (await api(stack.baseUrl, key).get(`/partner/deliveries/${id}`)).headers.get('etag') as string;
     const owned = [
-      { mode: 'live', delivery: liveDelivery.id, account: liveAccount.id },
-      { mode: 'test', delivery: testDelivery.id, account: testAccount.id, event: eventId },
+      { mode: 'live', delivery: liveDelivery.id, account: liveAccount.id, etag: await etagOf(owner.liveKey, liveDelivery.id) },
+      { mode: 'test', delivery: testDelivery.id, account: testAccount.id, event: eventId, etag: await etagOf(owner.testKey, testDelivery.id) },
     ];
     const outsiders = [
       { who: 'another partner, live key', key: intruder.liveKey },
@@ -77,6 +78,9 @@ describe('another partner’s or the other mode’s resources (BOLA)', () => {
         const client = recorded(stack.baseUrl, key);
         const tries = [
           await client.get(`/partner/deliveries/${resource.delivery}`),
+          // The owner's tag, or any tag at all, is no way in: 404 before any tag is compared.
+          await client.get(`/partner/deliveries/${resource.delivery}`, { 'If-None-Match': resource.etag }),
+          await client.get(`/partner/deliveries/${resource.delivery}`, { 'If-None-Match': '*' }),
           await client.post(`/partner/deliveries/${resource.delivery}/cancel`),
           await client.delete(`/partner/payment-methods/${resource.account}`),
           ...(resource.event ? [await client.post(`/partner/webhook/deliveries/${resource.event}/redeliver`)] : []),

@@ -72,7 +72,7 @@ describe('writes that need not wait for the disk', () => {
 
     // They happened all the same, and the connection is back to waiting for the disk after them.
     const { rows } = await poolQuery(em()).query<{ lat: number; eta_min: number; sync: string }>(
-      `select r.lat, d.eta_min, current_setting('synchronous_commit') as sync from riders r, deliveries d where r.id = $1 and d.id = $2`,
+      `select r.lat, e.eta_min, current_setting('synchronous_commit') as sync from riders r, delivery_etas e where r.id = $1 and e.delivery_id = $2`,
       [rider.riderId, deliveryId],
     );
     expect(rows[0]).toEqual({ lat: 5.55 + (TIMES - 1) / 1e5, eta_min: TIMES - 1, sync: 'on' });

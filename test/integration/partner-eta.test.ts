@@ -2,7 +2,8 @@ import { startTestStack, type TestStack } from '../helpers/stack';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, livePartner, stopBody } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
-import { ageEta } from '../helpers/db-deliveries';
+import { ageEta, deliveryVersion } from '../helpers/db-deliveries';
+import { viewsBuilt } from '../helpers/view-reads';
 import { startTestReceiver, type TestReceiver } from '../helpers/webhook-test-receiver';
 import type { EtaProvider, LegDurations } from '../../integrations/routing';
 import type { LatLng } from '../../domain/geo';
@@ -196,5 +197,83 @@ describe('ETAs and the rider in the partner record', () => {
     for (const view of records) expect(view.dropoff_eta).toBe(records[0].dropoff_eta);
     expectMinutesAfter(records[0].dropoff_eta, 25, before, after);
     for (const view of reads.filter((_, i) => i % 2 === 1)) expect(view.eta_min).toBe(25);
+  });
+});
+
+describe('a live job’s record, polled', () => {
+  /** Once the booking's debit has settled: its outcome changes the record (and its version) by itself. */
+  const debitSettled = (key: string, id: string) =>
+    eventually(async () => (await record(key, id)).payment_status !== 'pending', 10_000, 'the debit to settle');
+
+  it('shows each ping and each ETA refresh on the very next read from the kept record: neither moves its version', async () => {
+    const { partner, rider } = await partnerAndRider();
+    const created = await book(stack.baseUrl, partner.liveKey, { additional_stops: [stopBody()] });
+    await rider.take(created.id);
+    await debitSettled(partner.liveKey, created.id);
+    const accepted = await record(partner.liveKey, created.id);
+    const version = await deliveryVersion(stack.orm, created.id);
+    const built = await viewsBuilt('record');
+
+    expect((await rider.at(ACCRA.makola)).status).toBe(204);
+    const moved = await record(partner.liveKey, created.id);
+    expect(moved.rider).toMatchObject(ACCRA.makola);
+    expect(moved.rider.located_at).not.toBe(accepted.rider.located_at);
+
+    // Due again: the next read claims the refresh, and shows its times.
+    provider.legMinutes = 25;
+    await ageEta(stack.orm, created.id, { seconds: 21 });
+    const before = Date.now();
+    const refreshed = await record(partner.liveKey, created.id);
+    expectMinutesAfter(refreshed.pickup_eta, 25, before, Date.now());
+    expectMinutesAfter(refreshed.dropoff_eta, 75, before, Date.now());
+
+    expect(await deliveryVersion(stack.orm, created.id)).toBe(version);
+    expect(await viewsBuilt('record')).toBe(built);
+    // Byte for byte what the list, which builds each delivery whole, shows of it.
+    const listed = (await api(stack.baseUrl, partner.liveKey).get('/partner/deliveries')).body.find((d: { id: string }) => d.id === created.id);
+    expect(JSON.stringify(refreshed)).toBe(JSON.stringify(listed));
+  });
+
+  it('answers If-None-Match with 304 and no body until anything it shows changes, the rider’s position and the ETA included', async () => {
+    const { partner, rider } = await partnerAndRider();
+    const created = await book(stack.baseUrl, partner.liveKey);
+    await rider.take(created.id);
+    await debitSettled(partner.liveKey, created.id);
+    const client = api(stack.baseUrl, partner.liveKey);
+    const path = `/partner/deliveries/${created.id}`;
+    const read = async (etag: string) => {
+      const res = await client.get(path, { 'If-None-Match': etag });
+      return { status: res.status, etag: res.headers.get('etag') as string, body: res.body };
+    };
+    const first = await client.get(path);
+    const etag = first.headers.get('etag') as string;
+    expect(etag).toMatch(/^"[\w-]{27}"$/);
+
+    const unchanged = await read(etag);
+    expect(unchanged).toEqual({ status: 304, etag, body: null });
+    expect((await read(`"elsewhere", ${etag}`)).status).toBe(304);
+    // A stale or made-up tag gets the whole answer, with the same tag as before.
+    expect(await read('"made-up"')).toEqual({ status: 200, etag, body: first.body });
+
+    expect((await rider.at(ACCRA.osu)).status).toBe(204);
+    const moved = await read(etag);
+    expect(moved.status).toBe(200);
+    expect(moved.body.rider).toMatchObject(ACCRA.osu);
+    expect(moved.etag).not.toBe(etag);
+    expect((await read(moved.etag)).status).toBe(304);
+
+    provider.legMinutes = 15;
+    await ageEta(stack.orm, created.id, { seconds: 21 });
+    const refreshed = await read(moved.etag);
+    expect(refreshed.status).toBe(200);
+    expect(refreshed.body.dropoff_eta).not.toBe(moved.body.dropoff_eta);
+    expect(refreshed.etag).not.toBe(moved.etag);
+
+    expect((await rider.pickup(created.id)).status).toBe(200);
+    const pickedUp = await read(refreshed.etag);
+    expect(pickedUp.status).toBe(200);
+    expect(pickedUp.body.status).toBe('picked_up');
+    expect(pickedUp.etag).not.toBe(refreshed.etag);
+    expect((await read(pickedUp.etag)).status).toBe(304);
   });
 });

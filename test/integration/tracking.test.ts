@@ -6,6 +6,7 @@ import { makePartner, makeRider } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { ACCRA, book, registerAccount, stopBody } from '../helpers/bookings';
 import { ageEta } from '../helpers/db-deliveries';
+import { viewsBuilt } from '../helpers/view-reads';
 import { setRider } from '../helpers/db-riders';
 import { readOutbox } from '../../db/sms-outbox';
 import { StraightLineRouting, type EtaProvider, type LegDurations } from '../../integrations/routing';
@@ -221,7 +222,8 @@ describe('public tracking view', () => {
     const created = await book(stack.baseUrl, partner.liveKey);
     const read = async (path: string, headers: Record<string, string> = {}) => {
       const res = await fetch(`${stack.baseUrl}/api/v1${path}`, { headers });
-      return { status: res.status, type: res.headers.get('content-type'), cache: res.headers.get('cache-control'), body: await res.text() };
+      const { status } = res;
+      return { status, type: res.headers.get('content-type'), cache: res.headers.get('cache-control'), etag: res.headers.get('etag'), body: await res.text() };
     };
     for (const [path, headers] of [
       [`/track/${created.id}/public`, {}],
@@ -232,8 +234,63 @@ describe('public tracking view', () => {
       expect(first.status).toBe(200);
       expect(again).toEqual(first);
       expect(again.type).toBe('application/json; charset=utf-8');
+      expect(again.etag).toMatch(/^"[\w-]{27}"$/);
       expect(JSON.parse(again.body).status).toBe('pending');
     }
+  });
+
+  it('places each ping in the very next read from the kept view, and builds the view again only when the delivery changes', async () => {
+    const { partner, riderApi, created } = await acceptedDelivery({ additional_stops: [stopBody()] });
+    // The debit's outcome changes the delivery (and its version) by itself.
+    await eventually(
+      async () => (await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${created.id}`)).body.payment_status !== 'pending',
+      10_000,
+      'the debit to settle',
+    );
+    await track(created.id);
+    const built = await viewsBuilt('tracking');
+
+    for (const at of [ACCRA.osu, ACCRA.legon, { lat: 5.6, lng: -0.18 }]) {
+      await moveRider(riderApi, at);
+      const { body: view } = await track(created.id);
+      expect(view.rider).toMatchObject(at);
+      expect(view.eta_min).toEqual(expect.any(Number));
+    }
+    expect(await viewsBuilt('tracking')).toBe(built);
+
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/pickup`)).status).toBe(200);
+    expect((await track(created.id)).body.status).toBe('picked_up');
+    expect(await viewsBuilt('tracking')).toBe(built + 1);
+    await moveRider(riderApi, ACCRA.osu);
+    expect((await track(created.id)).body.rider).toMatchObject(ACCRA.osu);
+    expect(await viewsBuilt('tracking')).toBe(built + 1);
+  });
+
+  it('answers If-None-Match with 304 and no body, from either API process, until the rider moves or the delivery changes', async () => {
+    const { riderApi, created } = await acceptedDelivery();
+    const conditional = async (etag: string, base = stack.baseUrl) => {
+      const res = await api(base).get(`/track/${created.id}/public`, { 'If-None-Match': etag });
+      return { status: res.status, etag: res.headers.get('etag') as string, cache: res.headers.get('cache-control'), body: res.body };
+    };
+    const first = await track(created.id);
+    const etag = first.headers.get('etag') as string;
+
+    for (const base of [stack.baseUrl, second.baseUrl]) expect(await conditional(etag, base)).toEqual({ status: 304, etag, cache: 'no-store', body: null });
+
+    await moveRider(riderApi, ACCRA.osu);
+    const moved = await conditional(etag);
+    expect(moved).toMatchObject({ status: 200, cache: 'no-store', body: { rider: ACCRA.osu } });
+    expect(moved.etag).not.toBe(etag);
+    expect((await conditional(moved.etag, second.baseUrl)).status).toBe(304);
+
+    expect((await riderApi.post(`/rider/deliveries/${created.id}/pickup`)).status).toBe(200);
+    const pickedUp = await conditional(moved.etag);
+    expect(pickedUp).toMatchObject({ status: 200, body: { status: 'picked_up' } });
+    expect(pickedUp.etag).not.toBe(moved.etag);
+
+    // A page on another origin may read the tag to send it back.
+    const crossOrigin = await api(stack.baseUrl).get(`/track/${created.id}/public`, { Origin: 'https://shop.example.com' });
+    expect(crossOrigin.headers.get('access-control-expose-headers')).toContain('ETag');
   });
 
   it('shows every change on the very next read, however often the unchanged view was read before', async () => {

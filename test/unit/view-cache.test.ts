@@ -1,48 +1,64 @@
-import { VersionedViewCache } from '../../api/view-cache';
+import { VersionedViewCache, keep, type Kept } from '../../api/view-cache';
+
+const limits = { entries: 10, bytes: 1_000_000, idleMs: 60_000 };
+const kept = (status: string) => keep({ view: { status } });
 
 describe('VersionedViewCache', () => {
-  it('answers only for the version the bytes were built from', () => {
-    const cache = new VersionedViewCache(10, 60_000);
-    cache.set('a', 'v1', '{"status":"pending"}');
-    expect(cache.get('a', 'v1')?.toString()).toBe('{"status":"pending"}');
+  it('answers only for the version the answer was built from', () => {
+    const cache = new VersionedViewCache(limits);
+    const pending = kept('pending');
+    const accepted = kept('accepted');
+    cache.set('a', 'v1', pending);
+    expect(cache.get('a', 'v1')).toBe(pending);
     expect(cache.get('a', 'v2')).toBeUndefined();
     expect(cache.get('b', 'v1')).toBeUndefined();
-    cache.set('a', 'v2', '{"status":"accepted"}');
+    cache.set('a', 'v2', accepted);
     expect(cache.get('a', 'v1')).toBeUndefined();
-    expect(cache.get('a', 'v2')?.toString()).toBe('{"status":"accepted"}');
+    expect(cache.get('a', 'v2')).toBe(accepted);
   });
 
-  it('returns the bytes it keeps, as UTF-8', () => {
-    const cache = new VersionedViewCache(10, 60_000);
-    cache.set('a', 'v1', '{"recipient_name":"Ɛfua K."}');
-    expect(cache.get('a', 'v1')?.equals(Buffer.from('{"recipient_name":"Ɛfua K."}', 'utf8'))).toBe(true);
+  it('keeps an answer as long as it is read, and lets go of one nobody read for its idle limit', async () => {
+    const cache = new VersionedViewCache({ ...limits, idleMs: 60 });
+    cache.set('polled', 'v', kept('in_transit'));
+    cache.set('forgotten', 'v', kept('delivered'));
+    for (let i = 0; i < 4; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      expect(cache.get('polled', 'v')).toBeDefined();
+    }
+    expect(cache.holds('polled')).toBe(true);
+    expect(cache.holds('forgotten')).toBe(false);
+    cache.set('new', 'v', kept('pending'));
+    expect(cache.size).toBe(2);
+    expect(cache.get('forgotten', 'v')).toBeUndefined();
+    expect(cache.get('polled', 'v')).toBeDefined();
   });
 
-  it('forgets bytes older than its age limit', async () => {
-    const cache = new VersionedViewCache(10, 20);
-    cache.set('a', 'v1', '{}');
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    expect(cache.get('a', 'v1')).toBeUndefined();
-  });
-
-  it('lets go of answers too old to send as new ones come, so a busy day does not stay in memory', async () => {
-    const cache = new VersionedViewCache(10_000, 20);
-    for (let i = 0; i < 100; i++) cache.set(`delivery-${i}`, 'v', '{"status":"delivered"}');
-    expect(cache.size).toBe(100);
-    await new Promise((resolve) => setTimeout(resolve, 40));
-    cache.set('delivery-new', 'v', '{"status":"pending"}');
-    expect(cache.size).toBe(1);
-    expect(cache.get('delivery-new', 'v')?.toString()).toBe('{"status":"pending"}');
-  });
-
-  it('keeps at most its size, dropping the longest-kept first', () => {
-    const cache = new VersionedViewCache(2, 60_000);
-    cache.set('a', 'v', 'A');
-    cache.set('b', 'v', 'B');
-    cache.set('a', 'v', 'A2'); // refreshed: now the newest
-    cache.set('c', 'v', 'C');
+  it('keeps at most its number of answers, dropping the one read longest ago first', () => {
+    const cache = new VersionedViewCache<Kept<{ view: { status: string } }>>({ ...limits, entries: 2 });
+    cache.set('a', 'v', kept('A'));
+    cache.set('b', 'v', kept('B'));
+    cache.get('a', 'v'); // read: now the most recent
+    cache.set('c', 'v', kept('C'));
     expect(cache.get('b', 'v')).toBeUndefined();
-    expect(cache.get('a', 'v')?.toString()).toBe('A2');
-    expect(cache.get('c', 'v')?.toString()).toBe('C');
+    expect(cache.get('a', 'v')?.settled.view.status).toBe('A');
+    expect(cache.get('c', 'v')?.settled.view.status).toBe('C');
+  });
+
+  it('keeps at most its bytes of JSON, counting an answer kept again once', () => {
+    const one = kept('pending');
+    const cache = new VersionedViewCache({ ...limits, bytes: one.bytes * 3 });
+    for (const key of ['a', 'b', 'c']) cache.set(key, 'v', kept('pending'));
+    cache.set('c', 'v2', kept('pending'));
+    expect(cache.size).toBe(3);
+    expect(cache.bytes).toBe(one.bytes * 3);
+    cache.set('d', 'v', kept('pending'));
+    expect(cache.size).toBe(3);
+    expect(cache.get('a', 'v')).toBeUndefined();
+  });
+
+  it('digests the settled JSON, so equal answers built by any process have the same digest', () => {
+    expect(kept('pending').digest).toBe(kept('pending').digest);
+    expect(kept('pending').digest).not.toBe(kept('accepted').digest);
+    expect(kept('Ɛfua').bytes).toBe(JSON.stringify({ status: 'Ɛfua' }).length);
   });
 });

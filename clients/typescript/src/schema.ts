@@ -185,6 +185,8 @@ export interface paths {
         /**
          * Fetch a delivery with its full event trail
          * @description While a rider is on the job (`accepted`, `picked_up`, `in_transit`), `rider` carries where they last reported (`lat`, `lng`, `located_at`) and `pickup_eta`, `dropoff_eta` and each stop's `eta` say when they are expected, from the traffic-aware estimate of the public tracking view: computed at each status change and refreshed on a read at most every 20 seconds. Otherwise they are null. The list and the callbacks carry the figure last computed.
+         *
+         *     Polling: send the last answer's `ETag` in `If-None-Match`; while nothing the answer shows has changed (its rider's position and ETA included), the answer is 304 with no body. Another account's delivery is 404 whatever is sent.
          */
         get: operations["getDelivery"];
         put?: never;
@@ -354,7 +356,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Public, redacted tracking view */
+        /**
+         * Public, redacted tracking view
+         * @description Answered with `Cache-Control: no-store` (the id is the credential: no shared cache may keep it) and an `ETag`, which a page polling the view may send back in `If-None-Match`: while the view is unchanged, the rider's position and the minutes ahead included, the answer is 304 with no body. Cross-origin pages can read the `ETag`.
+         */
         get: operations["getPublicTracking"];
         put?: never;
         post?: never;
@@ -1571,7 +1576,10 @@ export interface operations {
     getDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer: when the answer would be the same bytes, it is 304 with no body. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Delivery id */
                 id: string;
@@ -1583,11 +1591,22 @@ export interface operations {
             /** @description The delivery */
             200: {
                 headers: {
+                    /** @description A strong validator of these exact bytes, the same from every API process; it changes with anything the answer shows, the rider's position and the ETA included. Send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Delivery"];
                 };
+            };
+            /** @description Nothing changed since the answer whose ETag was sent in If-None-Match: no body */
+            304: {
+                headers: {
+                    /** @description A strong validator of these exact bytes, the same from every API process; it changes with anything the answer shows, the rider's position and the ETA included. Send it back in `If-None-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request: `details` lists each field at fault */
             400: {
@@ -2703,7 +2722,10 @@ export interface operations {
     getPublicTracking: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description The `ETag` of an earlier answer: when the answer would be the same bytes, it is 304 with no body. */
+                "If-None-Match"?: string;
+            };
             path: {
                 /** @description Delivery id */
                 id: string;
@@ -2715,11 +2737,22 @@ export interface operations {
             /** @description The view */
             200: {
                 headers: {
+                    /** @description A strong validator of these exact bytes, the same from every API process; it changes with anything the answer shows, the rider's position and the ETA included. Send it back in `If-None-Match`. */
+                    ETag?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PublicTracking"];
                 };
+            };
+            /** @description Nothing changed since the answer whose ETag was sent in If-None-Match: no body */
+            304: {
+                headers: {
+                    /** @description A strong validator of these exact bytes, the same from every API process; it changes with anything the answer shows, the rider's position and the ETA included. Send it back in `If-None-Match`. */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Invalid request: `details` lists each field at fault */
             400: {
