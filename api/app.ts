@@ -62,8 +62,9 @@ export function createApp(deps: AppDeps): Express {
   // Whose X-Forwarded-For names the client (rate limits per IP, logs) is a setting: TRUST_PROXY.
   app.set('trust proxy', deps.settings.trustProxy);
   app.set('json spaces', 0);
-  // No ETag on dynamic answers: they are live data nobody revalidates (the tracking view is
-  // no-store), and the hash of every body cost more than it could save. Static files keep theirs.
+  // Express's ETag, a hash of every body, stays off: it cost more than it could save. The polled
+  // views (the keyed record, the tracking view) set their own, from their version and live
+  // fields (decision 0175); static files keep theirs.
   app.set('etag', false);
   app.use(requestContext(deps.logger));
   app.use(hostRequired);

@@ -325,18 +325,18 @@ async function main(): Promise<void> {
       inTransaction([
         `insert into deliveries (id, partner_id, mode, reference, status, payment_status, payment_method_id, pickup_address, pickup_lat, pickup_lng,
            dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone, verification_method,
-           scheduled_at, rider_id, base_fare, distance_m, distance_fee, service_fee, total_fare, delivered_at, eta_min, eta_legs_min, eta_computed_at,
+           scheduled_at, rider_id, base_fare, distance_m, distance_fee, service_fee, total_fare, delivered_at,
            created_at, updated_at, workflow_claimed_at)
          select id, partner_id, mode, reference, status, payment_status, account, pickup_address, pickup_lat, pickup_lng,
            dropoff_address, dropoff_lat, dropoff_lng, package_size, package_description, recipient_name, recipient_phone, verification_method,
            null, rider_id, 1000, distance_m, distance_fee, 200, total_fare, case when status = 'delivered' then ended_at end,
-           -- Jobs on the road have a recent ETA, as their tracking pages keep it fresh.
-           case when road_rank is not null then 5 + n % 30 end,
-           case when road_rank is not null then (case when stops = 0 then '[]' else '[8]' end)::jsonb end,
-           case when road_rank is not null then now() - random() * interval '20 seconds' end,
            -- Each was claimed by its workflow at once, so the booking sweeper leaves every one alone.
            created_at, coalesce(ended_at, in_transit_at, picked_up_at, accepted_at, created_at), created_at + interval '50 milliseconds'
          from growth_seed_plan order by created_at`,
+        // Jobs on the road have a recent ETA, as their tracking pages keep it fresh.
+        `insert into delivery_etas (delivery_id, eta_min, eta_legs_min, computed_at)
+         select id, 5 + n % 30, (case when stops = 0 then '[]' else '[8]' end)::jsonb, now() - random() * interval '20 seconds'
+         from growth_seed_plan where road_rank is not null order by created_at`,
         // Additional stops: one for a tenth of the deliveries, two for a twenty-fifth.
         `insert into delivery_stops (delivery_id, position, dropoff_address, dropoff_lat, dropoff_lng, recipient_name, recipient_phone, package_size,
            package_description, status, delivered_at)
@@ -446,7 +446,7 @@ async function main(): Promise<void> {
       await pool.query('drop table if exists growth_seed_plan, growth_seed_partners, growth_seed_riders, growth_seed_pool, growth_seed_online');
       // Fresh statistics, as autovacuum would gather them in a while, so the plans are the ones a settled database gets.
       await Promise.all([
-        pool.query('vacuum (analyze) deliveries, delivery_stops, debits, riders, partners, api_keys, payment_methods, webhook_endpoints'),
+        pool.query('vacuum (analyze) deliveries, delivery_etas, delivery_stops, debits, riders, partners, api_keys, payment_methods, webhook_endpoints'),
         pool.query('vacuum (analyze) delivery_events, rider_offers, webhook_events'),
       ]);
     });

@@ -9,13 +9,13 @@ async function countEtaRefreshes(db, ids, run) {
   let sampling = true;
   const sampler = (async () => {
     while (sampling) {
-      const { rows } = await db.query('select id, eta_computed_at from deliveries where id = any($1)', [ids]);
+      const { rows } = await db.query('select delivery_id as id, computed_at as eta_computed_at from delivery_etas where delivery_id = any($1)', [ids]);
       for (const row of rows) if (row.eta_computed_at) seen.get(row.id).add(row.eta_computed_at.getTime());
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   })();
   const before = new Map(
-    (await db.query('select id, eta_computed_at from deliveries where id = any($1)', [ids])).rows.map((r) => [r.id, r.eta_computed_at?.getTime() ?? null]),
+    (await db.query('select delivery_id as id, computed_at as eta_computed_at from delivery_etas where delivery_id = any($1)', [ids])).rows.map((r) => [r.id, r.eta_computed_at?.getTime() ?? null]),
   );
   const result = await run();
   sampling = false;
