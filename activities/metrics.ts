@@ -25,12 +25,13 @@ export const workerMetrics = {
     count('delivery_transitions_total', 'Delivery status changes recorded, by status', { status });
   },
   /**
-   * How long one stage of recording a status change took: `eta`, the figure worked out for it;
-   * `write`, its transaction in Postgres. A rider's step waits on both.
+   * How long one stage of recording a status change took: `read`, the delivery as the change
+   * finds it; `eta`, the figure worked out for it; `write`, its statement in Postgres. A rider's
+   * step waits on all three.
    */
-  transitionStage(stage: 'eta' | 'write', ms: number): void {
+  transitionStage(stage: 'read' | 'eta' | 'write', ms: number): void {
     meter()
-      ?.createHistogram('delivery_transition_stage_latency', 'float', 'ms', 'Time to work out the ETA of a status change, and to write it, in ms')
+      ?.createHistogram('delivery_transition_stage_latency', 'float', 'ms', 'Time to read a delivery for a status change, work out its ETA and write it, in ms')
       .record(ms, { stage });
   },
   /** One try at one callback; `final` when the retry policy will not try again. */

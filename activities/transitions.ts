@@ -1,3 +1,4 @@
+import * as deliveries from '../db/deliveries';
 import * as reassignment from '../db/reassignment';
 import * as transitions from '../db/transitions';
 import type { TransitionRecord } from '../db/transitions';
@@ -6,7 +7,7 @@ import type { ActivityDeps } from './deps';
 import { workerMetrics } from './metrics';
 
 /** Runs one stage of recording a status change, and reports how long it took. */
-async function timed<T>(stage: 'eta' | 'write', work: () => Promise<T>): Promise<T> {
+async function timed<T>(stage: 'read' | 'eta' | 'write', work: () => Promise<T>): Promise<T> {
   const started = performance.now();
   try {
     return await work();
@@ -15,16 +16,25 @@ async function timed<T>(stage: 'eta' | 'write', work: () => Promise<T>): Promise
   }
 }
 
+/** The delivery as a status change finds it, with `riderId`'s row for its rider when given. */
+async function readBefore({ orm }: ActivityDeps, deliveryId: string, riderId: string | null) {
+  const parts = await timed('read', () => deliveries.readForChange(orm.em, deliveryId, riderId));
+  if (!parts) throw new Error(`Delivery ${deliveryId} was not found`);
+  return parts;
+}
+
 export function createTransitionActivities(deps: ActivityDeps) {
   const { orm, settings } = deps;
   return {
     /**
-     * A status change, recorded in one transaction with its webhook body (see db/transitions.ts)
-     * and the ETA worked out for it, which the body carries.
+     * A status change: the delivery read as it finds it, the ETA worked out for it, and the
+     * change written in one statement with its webhook body, which carries that ETA (see
+     * db/transitions.ts).
      */
     async recordTransition(record: TransitionRecord): Promise<{ eventId: string | null }> {
-      const eta = await timed('eta', () => etaAtChange(deps, record));
-      const recorded = await timed('write', () => transitions.record(orm.em, record, settings.siteUrl, eta));
+      const before = await readBefore(deps, record.deliveryId, record.riderId);
+      const eta = await timed('eta', () => etaAtChange(deps, record, before));
+      const recorded = await timed('write', () => transitions.record(orm.em, record, before, settings.siteUrl, eta));
       workerMetrics.transition(record.status);
       return recorded;
     },
@@ -35,8 +45,9 @@ export function createTransitionActivities(deps: ActivityDeps) {
      * so the path from the rider's tap to the partner's callback has one round trip fewer.
      */
     async acceptJob(accept: Omit<TransitionRecord, 'status'> & { riderId: string }): Promise<{ claimed: boolean; eventId: string | null }> {
-      const eta = await timed('eta', () => etaAtChange(deps, { ...accept, status: 'accepted' }));
-      const accepted = await timed('write', () => transitions.recordAccept(orm.em, accept, settings.siteUrl, eta));
+      const before = await readBefore(deps, accept.deliveryId, accept.riderId);
+      const eta = await timed('eta', () => etaAtChange(deps, { ...accept, status: 'accepted' }, before));
+      const accepted = await timed('write', () => transitions.recordAccept(orm.em, accept, before, settings.siteUrl, eta));
       if (accepted.claimed) workerMetrics.transition('accepted');
       return accepted;
     },

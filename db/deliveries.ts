@@ -66,7 +66,8 @@ export async function exists(em: EntityManager, id: string): Promise<boolean> {
  * ORM hydration. These are the hottest reads of the service (every fetch, every public tracking
  * poll, every webhook body), and on a busy host each extra round trip costs more than the query.
  */
-const PARTS_SQL = `
+/** The parts' query, with the rider `riderSql` names (the delivery's own: `d.rider_id`). */
+const partsSql = (riderSql: string) => `
   select json_build_object(
     'delivery', row_to_json(d),
     'stops', coalesce((select json_agg(s order by s.position) from delivery_stops s where s.delivery_id = d.id), '[]'::json),
@@ -78,11 +79,12 @@ const PARTS_SQL = `
       where f.delivery_id = d.id), '[]'::json),
     'rider', (select row_to_json(r) from (
       select id, name, vehicle, rating, is_robo, online, lat, lng, located_at, active_delivery_id, created_at
-      from riders where id = d.rider_id) r),
+      from riders where id = ${riderSql}) r),
     'eta', ${KEPT_ETA_SQL}
   ) as parts,
   ${DELIVERY_VERSION_SQL} as version
   from deliveries d left join delivery_etas kept on kept.delivery_id = d.id`;
+const PARTS_SQL = partsSql('d.rider_id');
 
 type Row = Record<string, unknown>;
 
@@ -148,6 +150,19 @@ export async function readVersioned(client: PoolQuery, id: string): Promise<{ pa
   type PartsRow = { parts: Parameters<typeof toParts>[0]; version: string };
   const [row] = (await client.query<PartsRow>({ ...PARTS_QUERY, values: [id] })).rows;
   return row ? { parts: toParts(row.parts), version: row.version } : null;
+}
+
+const PARTS_FOR_CHANGE_QUERY = { name: 'delivery-parts-for-change', text: `${partsSql('coalesce($2::uuid, d.rider_id)')} where d.id = $1` };
+
+/**
+ * One delivery's parts as a status change finds them, with `riderId`'s row for its rider when
+ * given (the rider an accept hands the job to), else the delivery's own: what the change's ETA is
+ * worked out from and its webhook body built on (db/transitions.ts).
+ */
+export async function readForChange(em: EntityManager, id: string, riderId: string | null): Promise<DeliveryParts | null> {
+  type PartsRow = { parts: Parameters<typeof toParts>[0] };
+  const [row] = (await poolQuery(em).query<PartsRow>({ ...PARTS_FOR_CHANGE_QUERY, values: [id, riderId] })).rows;
+  return row ? toParts(row.parts) : null;
 }
 
 /** A page of a partner's deliveries in one mode, newest first, optionally of one status. */

@@ -3,7 +3,7 @@ import { v5 as nameBasedUuid } from 'uuid';
 import type { LatLng } from '../domain/geo';
 import type { DeliveryStatus, VerificationMethod } from '../domain/lifecycle';
 import type { DeliverySnapshot } from '../domain/steps';
-import { poolQuery, type PoolQuery } from './pool-query';
+import { poolQuery } from './pool-query';
 import { COMMIT_WITHOUT_WAITING_FOR_DISK } from './lossy-commit';
 
 /**
@@ -166,21 +166,6 @@ export async function setPositions(em: EntityManager, positions: Map<string, Lat
   const ids = [...positions.keys()];
   const points = [...positions.values()];
   await poolQuery(em).query({ ...RECORD_POSITIONS, values: [ids, points.map((p) => p.lat), points.map((p) => p.lng)] });
-}
-
-/**
- * Holds the rider to the job unless they hold another, in the caller's transaction; true when
- * they now hold this one. The unique `active_delivery_id` makes the database refuse a second job
- * even if two accepts race on two deliveries (the caller maps that refusal to false).
- */
-const CLAIM = {
-  name: 'rider-claim',
-  text: `update riders set active_delivery_id = $1
-         where id = $2 and (active_delivery_id is null or active_delivery_id = $1) returning id`,
-};
-
-export async function claimJob(tx: PoolQuery, deliveryId: string, riderId: string): Promise<boolean> {
-  return (await tx.query({ ...CLAIM, values: [deliveryId, riderId] })).rows.length === 1;
 }
 
 /**

@@ -113,4 +113,29 @@ describe('a rider accept', () => {
     // The rider was never given the job, so they are free for the next one.
     expect((await rider.client.get('/rider/deliveries/current')).status).toBe(404);
   });
+
+  it('is answered 409 and writes nothing when the rider took another job after the accept read them free', async () => {
+    const partner = await makePartner(stack.orm);
+    await registerAccount(stack.baseUrl, partner.liveKey);
+    const rider = await riderApp(stack.baseUrl, stack.orm, 'Esi Appiah');
+    const first = await book(stack.baseUrl, partner.liveKey);
+    const second = await book(stack.baseUrl, partner.liveKey);
+    await rider.waitForOffer(first.id);
+    await rider.waitForOffer(second.id);
+
+    const held = gate.arm();
+    const late = rider.client.post(`/rider/deliveries/${second.id}/accept`);
+    await held.reached;
+    expect((await rider.client.post(`/rider/deliveries/${first.id}/accept`)).status).toBe(200);
+    held.open();
+
+    // The workflow's write finds the rider holding the first job: neither the job nor its trail moves.
+    const answer = await late;
+    expect(answer.status).toBe(409);
+    expect(answer.body.error).toMatchObject({ code: 'conflict', message: 'Finish your current job first', details: { status: 'pending' } });
+    const record = (await api(stack.baseUrl, partner.liveKey).get(`/partner/deliveries/${second.id}`)).body;
+    expect(record).toMatchObject({ status: 'pending', rider_id: null });
+    expect(record.events.map((e: { status: string }) => e.status)).toEqual(['pending']);
+    expect((await rider.client.get('/rider/deliveries/current')).body.delivery_id).toBe(first.id);
+  });
 });
