@@ -78,6 +78,10 @@ function renderWindow(c, title, table) {
       ` PostgreSQL over the window ${Math.round(c.postgresPerSecond.transactions)} transactions/s and ${Math.round(c.postgresPerSecond.rowsWritten)} rows written/s` +
       ` (${p.postgresTransactions === null ? '–' : Math.round(p.postgresTransactions)} transactions and ${p.postgresRowsWritten === null ? '–' : Math.round(p.postgresRowsWritten)} rows a delivered delivery, pings and polls included)`,
   );
+  if (c.workerCache) {
+    const k = c.workerCache;
+    out.push(`  the worker's workflow cache: ${k.size} held at the end; over the window ${k.hits} hits, ${k.misses} misses, ${k.forcedEvictions} forced evictions, ${k.replays} histories replayed`);
+  }
   if (c.unitCosts) {
     out.push("  per unit, each alone at 200/s after the window (the API's CPU ms a request, beside its floor's):");
     for (const [name, u] of Object.entries(c.unitCosts)) {

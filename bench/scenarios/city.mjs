@@ -14,6 +14,7 @@ import { memoryNow } from '../lib/memory.mjs';
 import { machineBusySeconds } from '../lib/cpu.mjs';
 import { EndpointStats, httpClient, onSchedule, timed } from '../lib/open-loop.mjs';
 import { unitCosts } from '../lib/unit-costs.mjs';
+import { stickyCacheBetween, workerTotals } from '../lib/worker-metrics.mjs';
 import { summary } from '../lib/stats.mjs';
 import { CITY_TARGETS } from '../lib/city-report.mjs';
 
@@ -325,6 +326,7 @@ export async function cityScenario(ctx) {
     const inFlightSamples = [];
     const statements = await resetStatementStats(ctx.db);
     const dbBefore = await databaseCounters(ctx.db);
+    const workerBefore = await workerTotals(ctx.workerMetricsUrl);
     const busyBefore = machineBusySeconds();
     const run = await ctx.measured(async () => {
       w.stats.start();
@@ -345,9 +347,10 @@ export async function cityScenario(ctx) {
     });
     const dbAfter = await databaseCounters(ctx.db);
     const busyAfter = machineBusySeconds();
+    const workerCache = stickyCacheBetween(workerBefore, await workerTotals(ctx.workerMetricsUrl));
     const seconds = (w.stats.to - w.stats.from) / 1000;
     const postgresStatements = statements ? await topStatements(ctx.db, seconds) : null;
-    return { window: w, count, run, memory, liveHeap, inFlightSamples, dbBefore, dbAfter, seconds, busy: busyAfter - busyBefore, postgresStatements };
+    return { window: w, count, run, memory, liveHeap, inFlightSamples, dbBefore, dbAfter, seconds, busy: busyAfter - busyBefore, postgresStatements, workerCache };
   }
 
   const windows = [];
@@ -458,7 +461,7 @@ function capacityOf(results, key = 'meetsTargets') {
 }
 
 /** What a window measured, as the results file and the report carry it. */
-async function windowResult(ctx, o, { window: w, count, run, memory, liveHeap, inFlightSamples, dbBefore, dbAfter, seconds, busy, postgresStatements }) {
+async function windowResult(ctx, o, { window: w, count, run, memory, liveHeap, inFlightSamples, dbBefore, dbAfter, seconds, busy, postgresStatements, workerCache }) {
   const completedInWindow = w.completedIds.length;
   // What Temporal keeps of a delivery: the history of a sample of those completed in the window.
   const { deliveryWorkflowId } = await ctx.tsImport('../domain/reference.ts');
@@ -503,6 +506,8 @@ async function windowResult(ctx, o, { window: w, count, run, memory, liveHeap, i
       postgresRowsWritten: perDelivery(dbAfter.rows_written - dbBefore.rows_written),
     },
     postgresStatements,
+    // Whether the worker kept every delivery's workflow: a miss replays its whole history.
+    workerCache,
     postgresPerSecond: {
       transactions: (dbAfter.transactions - dbBefore.transactions) / seconds,
       rowsWritten: (dbAfter.rows_written - dbBefore.rows_written) / seconds,

@@ -3,29 +3,28 @@
 // the record. Reads the workflow's own history for when its first task and first activity ran.
 import { book, bookingBody } from '../lib/client.mjs';
 import { summary } from '../lib/stats.mjs';
+import { totalOf, workerTotals } from '../lib/worker-metrics.mjs';
 
 const toMs = (ts) => Number(ts.seconds) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6);
 
 /** The worker's histograms a step's time is split by: the SDK's, and the transition's own stages. */
 const WORKER_HISTOGRAMS = {
-  taskScheduleToStart: /^temporal_workflow_task_schedule_to_start_latency\w*_(sum|count)(\{.*\})? (\S+)$/,
-  taskExecution: /^temporal_workflow_task_execution_latency\w*_(sum|count)(\{.*\})? (\S+)$/,
-  localActivity: /^temporal_local_activity_execution_latency\w*_(sum|count)(\{.*\})? (\S+)$/,
-  eta: /^delivery_transition_stage_latency_(sum|count)(\{.*stage="eta".*\}) (\S+)$/,
-  write: /^delivery_transition_stage_latency_(sum|count)(\{.*stage="write".*\}) (\S+)$/,
+  taskScheduleToStart: 'temporal_workflow_task_schedule_to_start_latency',
+  taskExecution: 'temporal_workflow_task_execution_latency',
+  localActivity: 'temporal_local_activity_execution_latency',
+  read: 'delivery_transition_stage_latency{stage="read"}',
+  eta: 'delivery_transition_stage_latency{stage="eta"}',
+  write: 'delivery_transition_stage_latency{stage="write"}',
 };
 
-/** Each histogram's sum and count over all its labels, from the worker's Prometheus text. */
+/** Each histogram's sum and count, from the worker's Prometheus endpoint. */
 async function workerHistograms(url) {
-  const text = await (await fetch(url)).text();
-  const out = Object.fromEntries(Object.keys(WORKER_HISTOGRAMS).map((name) => [name, { sum: 0, count: 0 }]));
-  for (const line of text.split('\n')) {
-    for (const [name, pattern] of Object.entries(WORKER_HISTOGRAMS)) {
-      const match = pattern.exec(line);
-      if (match) out[name][match[1]] += Number(match[3]);
-    }
-  }
-  return out;
+  const totals = await workerTotals(url, { byLabel: 'stage' });
+  const part = (name, end) => {
+    const [metric, label = ''] = name.split('{');
+    return label ? (totals.get(`${metric}_${end}{${label}`) ?? 0) : totalOf(totals, metric, `_${end}`);
+  };
+  return Object.fromEntries(Object.entries(WORKER_HISTOGRAMS).map(([key, name]) => [key, { sum: part(name, 'sum'), count: part(name, 'count') }]));
 }
 
 /** `Server-Timing: read;dur=1.2, update;dur=30.1` as { read: 1.2, update: 30.1 }. */
@@ -36,8 +35,8 @@ function serverTimingOf(header) {
 /**
  * One step, hop by hop: the rider's request as the phone sees it, the API's read, workflow update
  * and job view (Server-Timing), and within the update the worker's workflow task (from the server
- * scheduling it to the worker starting it, and its run) and local activity (the transition's ETA
- * and its write). Each worker figure is the mean over what ran between the request and its answer.
+ * scheduling it to the worker starting it, and its run) and local activity (the transition's read,
+ * ETA and write). Each worker figure is the mean over what ran between the request and its answer.
  */
 function hopsOf(step, before, after) {
   const api = serverTimingOf(step.serverTiming);
@@ -53,6 +52,7 @@ function hopsOf(step, before, after) {
     taskScheduleToStart: mean('taskScheduleToStart'),
     taskExecution: mean('taskExecution'),
     localActivity: mean('localActivity'),
+    read: mean('read'),
     eta: mean('eta'),
     write: mean('write'),
     workflowTasks: after.taskExecution.count - before.taskExecution.count,
