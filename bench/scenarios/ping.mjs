@@ -1,6 +1,6 @@
 // POST /rider/location: signed-in riders each sending their position on a fixed beat, as the
-// rider app does, first to a bare `node:http` server answering 204 (the floor), then to the API.
-// Reports each server process's own CPU a ping, measured in the same run under the same load.
+// rider app does, to the API and, the same ping at the same moment, to a bare `node:http` server
+// answering 204 (the floor). Reports each server process's own CPU a ping over the same seconds.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { ACCRA_BOUNDS, sleep } from '../lib/client.mjs';
@@ -23,13 +23,13 @@ function startFloor(root) {
 }
 
 /**
- * Every rider pings `url` once a beat, each from its own random start; the first beat (and a
- * second) is not measured: each token is looked up once, and the code is warm. `cpuOf` names the
- * processes whose CPU is counted over the measured seconds.
+ * Every rider pings each of `urls` once a beat, from its own random start, the same ping to each
+ * at the same moment: the servers work under the same load and the same machine at once. The
+ * first beat (and a second) is not measured: each token is looked up once, the code is warm.
+ * `cpuOf` names the processes whose CPU is counted over the measured seconds.
  */
-async function pingPhase(url, riders, cpuOf, o) {
-  const client = httpClient(url, { maxSockets: o.sockets });
-  const stats = new EndpointStats();
+async function pingPhase(urls, riders, cpuOf, o) {
+  const targets = Object.entries(urls).map(([name, url]) => ({ name, client: httpClient(url, { maxSockets: o.sockets }), stats: new EndpointStats() }));
   let stopping = false;
   const pending = new Set();
   const cancels = riders.map((rider) =>
@@ -39,28 +39,34 @@ async function pingPhase(url, riders, cpuOf, o) {
       (dueAt) => {
         // A few metres from where the rider was seeded: a rider waiting at a corner.
         const body = { lat: rider.lat + (Math.random() - 0.5) / 10_000, lng: rider.lng + (Math.random() - 0.5) / 10_000 };
-        const sent = timed(stats, ENDPOINT, dueAt, () => client.request('POST', '/rider/location', { token: rider.riderToken, body }), [204]);
-        pending.add(sent);
-        void sent.finally(() => pending.delete(sent));
+        for (const { client, stats } of targets) {
+          const sent = timed(stats, ENDPOINT, dueAt, () => client.request('POST', '/rider/location', { token: rider.riderToken, body }), [204]);
+          pending.add(sent);
+          void sent.finally(() => pending.delete(sent));
+        }
       },
       () => stopping,
     ),
   );
   await sleep(o.everyMs + 1000);
   const cpu = accountCpu(cpuOf);
-  stats.start();
+  for (const { stats } of targets) stats.start();
+  const from = performance.now();
   await sleep(o.seconds * 1000);
-  stats.stop();
+  for (const { stats } of targets) stats.stop();
   const shares = cpu.stop();
+  const measuredSeconds = (performance.now() - from) / 1000;
   stopping = true;
   for (const cancel of cancels) cancel();
   await Promise.all(pending);
-  client.close();
-  const seen = stats.summary()[ENDPOINT] ?? { count: 0, rps: 0, p50: null, p99: null, errors: 0, statuses: {} };
-  const measuredSeconds = (stats.to - stats.from) / 1000;
-  /** CPU milliseconds of one process a ping. */
-  const msPerPing = (name) => (seen.count ? (shares[name] * measuredSeconds * 1000) / seen.count : null);
-  return { seen, shares, msPerPing, sendLag: stats.sendLag() };
+  const seen = {};
+  for (const { name, client, stats } of targets) {
+    client.close();
+    seen[name] = { ...(stats.summary()[ENDPOINT] ?? { count: 0, rps: 0, p50: null, p99: null, errors: 0, statuses: {} }), sendLag: stats.sendLag() };
+  }
+  /** CPU milliseconds of process `name` a ping of `target`'s. */
+  const msPerPing = (name, target) => (seen[target].count ? (shares[name] * measuredSeconds * 1000) / seen[target].count : null);
+  return { seen, shares, msPerPing };
 }
 
 export async function pingScenario(ctx) {
@@ -74,43 +80,42 @@ export async function pingScenario(ctx) {
   );
   const floor = startFloor(ctx.root);
   try {
-    const floorUrl = `http://127.0.0.1:${await floor.listening}`;
-    const floorRun = await ctx.measured(() => pingPhase(floorUrl, riders, { floor: floor.pid }, o), 'floor');
-    const apiRun = await ctx.measured(() => pingPhase(ctx.apiUrl, riders, { api: ctx.pids.api, postgres: ctx.cpuRoots.postgres }, o));
-    const api = apiRun.msPerPing('api');
-    const floorMs = floorRun.msPerPing('floor');
+    const urls = { api: ctx.apiUrl, floor: `http://127.0.0.1:${await floor.listening}` };
+    const run = await ctx.measured(() => pingPhase(urls, riders, { api: ctx.pids.api, floor: floor.pid, postgres: ctx.cpuRoots.postgres }, o));
+    const api = run.msPerPing('api', 'api');
+    const floorMs = run.msPerPing('floor', 'floor');
     const ratio = api !== null && floorMs ? api / floorMs : null;
-    const asLoad = (run, cpuMs) => ({
-      rps: run.seen.rps,
-      p50: run.seen.p50,
-      p99: run.seen.p99,
-      errors: run.seen.errors,
-      requests: run.seen.count,
-      statusCodes: run.seen.statuses,
-      cpu: run.shares,
+    const asLoad = (target, cpuMs) => ({
+      rps: run.seen[target].rps,
+      p50: run.seen[target].p50,
+      p99: run.seen[target].p99,
+      errors: run.seen[target].errors,
+      requests: run.seen[target].count,
+      statusCodes: run.seen[target].statuses,
       cpuMsPerRequest: cpuMs,
     });
     return {
       name: ENDPOINT,
       baselineName: 'bare node:http, 204',
       connections: o.sockets,
-      baseline: asLoad(floorRun, floorMs),
-      ...asLoad(apiRun, api),
-      // The whole stack's, as every scenario reports it.
-      cpu: apiRun.cpu,
-      memory: apiRun.memory,
+      baseline: asLoad('floor', floorMs),
+      ...asLoad('api', api),
+      // The whole stack's, as every scenario reports it: the floor's process is not in it.
+      cpu: run.cpu,
+      memory: run.memory,
       notes:
-        `${o.riders} riders, one ping each every ${o.everySeconds} s for ${o.seconds} s; CPU ms/req is each server process's own: ` +
-        `API ${round(api, 3)} ms a ping, bare node:http ${round(floorMs, 3)} ms, ${round(ratio, 2)}× ` +
-        `(PostgreSQL ${round(apiRun.msPerPing('postgres'), 3)} ms a ping beside the API)`,
+        `${o.riders} riders, one ping each every ${o.everySeconds} s for ${o.seconds} s to both servers at once; CPU ms/req is ` +
+        `each server process's own: API ${round(api, 3)} ms a ping, bare node:http ${round(floorMs, 3)} ms, ${round(ratio, 2)}× ` +
+        `(PostgreSQL ${round(run.msPerPing('postgres', 'api'), 3)} ms a ping beside the API)`,
       extra: {
         riders: o.riders,
         everySeconds: o.everySeconds,
         apiCpuMsPerPing: api,
         floorCpuMsPerPing: floorMs,
         ratio,
-        postgresCpuMsPerPing: apiRun.msPerPing('postgres'),
-        sendLag: { api: apiRun.sendLag, floor: floorRun.sendLag },
+        postgresCpuMsPerPing: run.msPerPing('postgres', 'api'),
+        cores: run.shares,
+        sendLag: { api: run.seen.api.sendLag, floor: run.seen.floor.sendLag },
       },
     };
   } finally {
