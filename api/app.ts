@@ -26,7 +26,7 @@ import {
   trackingRateLimit,
 } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
-import { riderAuth } from './middleware/rider-auth';
+import { RiderTokens, riderAuth } from './middleware/rider-auth';
 import { uploadSlots } from './rider/upload-slots';
 import { buildOpenApiDocument, forRequestValidation } from './openapi/document';
 import { FORMATS } from './openapi/formats';
@@ -84,7 +84,7 @@ export function createApp(deps: AppDeps): Express {
   api.use('/partner', partnerIpRateLimit(deps), partnerAuth(deps.orm), partnerRateLimit(deps), partnerTestModeRateLimit(deps));
   // A phone signing in has no token yet: its one-time code is the credential, under a per-IP budget.
   api.use(createRiderSignInRouter(deps));
-  api.use('/rider', riderIpRateLimit(deps), riderAuth(deps.orm), riderRateLimit(deps));
+  api.use('/rider', riderIpRateLimit(deps), riderAuth(new RiderTokens(deps.orm)), riderRateLimit(deps));
   // Hand-over photos: a bounded number read at once, after the token and before any byte of the body.
   api.post(['/rider/deliveries/:id/deliver', '/rider/deliveries/:id/stops/:index/complete'], uploadSlots(deps.settings.uploadsMaxConcurrent));
   // Before any body is read or validated: to a live key the sandbox's path does not exist.
