@@ -5,9 +5,10 @@ import { createApp } from '../../api/app';
 import { answerMalformedRequests } from '../../api/middleware/host-required';
 import { httpRequests } from '../../api/metric-registry';
 import { generateSecret } from '../../domain/api-key';
-import { initOrm, type Orm } from '../../db/orm';
-import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
+import type { Orm } from '../../db/orm';
+import type { TcpProxy } from '../fakes/tcp-proxy';
 import { capturingLogger } from '../helpers/captured-logs';
+import { ormBehindProxy } from '../helpers/db-faults';
 import { expireRiderToken } from '../helpers/db-riders';
 import { api } from '../helpers/http';
 import { makeRider } from '../helpers/partners';
@@ -340,12 +341,8 @@ describe('the ping’s rate limits', () => {
 
 describe('the ping while Postgres is cut off', () => {
   it('answers 503 unavailable as Express does, and logs it the same way', async () => {
-    const url = new URL(process.env.TEST_DATABASE_URL ?? '');
-    const proxy = await startTcpProxy(url.hostname, Number(url.port));
+    const { orm, proxy } = await ormBehindProxy();
     proxies.push(proxy);
-    url.hostname = '127.0.0.1';
-    url.port = String(proxy.port);
-    const orm = await initOrm(url.toString(), 2);
     orms.push(orm);
     const stack = await stackWith({}, orm);
     const { logger, lines } = capturingLogger('http', 'api');

@@ -1,7 +1,7 @@
 import { initOrm, type Orm } from '../../db/orm';
 import { POSITION_WRITE_GAP_MS, PositionPings } from '../../api/rider/position-pings';
-import { startTcpProxy } from '../fakes/tcp-proxy';
 import { makeRider } from '../helpers/partners';
+import { ormBehindProxy } from '../helpers/db-faults';
 import { riderPositions, riderTableUpdates } from '../helpers/db-riders';
 
 describe('position pings written together', () => {
@@ -42,11 +42,7 @@ describe('position pings written together', () => {
 
   it('writes a steady stream of pings in at most one statement every POSITION_WRITE_GAP_MS', async () => {
     // The statements counted on their way to Postgres: each names its prepared statement.
-    const url = new URL(process.env.TEST_DATABASE_URL ?? '');
-    const proxy = await startTcpProxy(url.hostname, Number(url.port));
-    url.hostname = '127.0.0.1';
-    url.port = String(proxy.port);
-    const counted = await initOrm(url.toString(), 2);
+    const { orm: counted, proxy } = await ormBehindProxy();
     try {
       const riders = await Promise.all(Array.from({ length: 20 }, (_, i) => makeRider(counted, { lat: 5.6, lng: -0.2 }, `Busy Rider ${i}`)));
       const pings = new PositionPings(counted);
