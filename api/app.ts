@@ -1,3 +1,4 @@
+import type { RequestListener } from 'node:http';
 import path from 'node:path';
 import express, { type Express } from 'express';
 import helmet from 'helmet';
@@ -26,7 +27,7 @@ import {
   trackingRateLimit,
 } from './middleware/rate-limit';
 import { requestContext } from './middleware/request-context';
-import { riderAuth } from './middleware/rider-auth';
+import { RiderTokens, riderAuth } from './middleware/rider-auth';
 import { uploadSlots } from './rider/upload-slots';
 import { buildOpenApiDocument, forRequestValidation } from './openapi/document';
 import { FORMATS } from './openapi/formats';
@@ -44,6 +45,8 @@ import { createQuotesRouter } from './partner/quotes-routes';
 import { createServiceAreaRouter } from './partner/service-area-routes';
 import { SIMULATE_PATH, createSandboxRouter, liveKeysSeeNoSandbox } from './partner/sandbox-routes';
 import { createRiderAvailabilityRouter } from './rider/availability-routes';
+import { locationFastPath } from './rider/location-fast-path';
+import { PositionPings } from './rider/position-pings';
 import { createRiderJobRouter } from './rider/job-routes';
 import { createRiderOfferRouter } from './rider/offer-routes';
 import { createRiderAppRouter } from './public/rider-app-routes';
@@ -55,8 +58,14 @@ import { PHOTO_MAX_BYTES } from '../domain/limits';
 
 export const API_PREFIX = '/api/v1';
 
-/** The HTTP app, built from its dependencies; it never listens by itself, so tests drive it in-process. */
-export function createApp(deps: AppDeps): Express {
+/** The HTTP API: the Express app, and the listener a server runs, which serves the rider's position ping ahead of it. */
+export interface HttpApi {
+  app: Express;
+  listener: RequestListener;
+}
+
+/** The HTTP API, built from its dependencies; it never listens by itself, so tests drive it in-process. */
+export function createApp(deps: AppDeps): HttpApi {
   const app = express();
   app.disable('x-powered-by');
   // Whose X-Forwarded-For names the client (rate limits per IP, logs) is a setting: TRUST_PROXY.
@@ -69,7 +78,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(requestContext(deps.logger));
   app.use(hostRequired);
   app.use(httpMetrics());
-  app.use(helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: false }));
+  const securityHeaders = helmet({ contentSecurityPolicy: false, crossOriginResourcePolicy: false });
+  app.use(securityHeaders);
 
   const document = buildOpenApiDocument();
   rememberOpenApiRouteMatchers();
@@ -84,7 +94,11 @@ export function createApp(deps: AppDeps): Express {
   api.use('/partner', partnerIpRateLimit(deps), partnerAuth(deps.orm), partnerRateLimit(deps), partnerTestModeRateLimit(deps));
   // A phone signing in has no token yet: its one-time code is the credential, under a per-IP budget.
   api.use(createRiderSignInRouter(deps));
-  api.use('/rider', riderIpRateLimit(deps), riderAuth(deps.orm), riderRateLimit(deps));
+  // One of each for the rider routes and the ping's fast path, so they spend one budget.
+  const riderIpLimit = riderIpRateLimit(deps);
+  const riderTokens = new RiderTokens(deps.orm);
+  const riderLimit = riderRateLimit(deps);
+  api.use('/rider', riderIpLimit, riderAuth(riderTokens), riderLimit);
   // Hand-over photos: a bounded number read at once, after the token and before any byte of the body.
   api.post(['/rider/deliveries/:id/deliver', '/rider/deliveries/:id/stops/:index/complete'], uploadSlots(deps.settings.uploadsMaxConcurrent));
   // Before any body is read or validated: to a live key the sandbox's path does not exist.
@@ -127,7 +141,8 @@ export function createApp(deps: AppDeps): Express {
   api.use(createTrackingRouter(deps));
   api.use(createPlacesRouter(deps));
   api.use(createProofPhotoRouter(deps));
-  api.use(createRiderAvailabilityRouter(deps));
+  const pings = new PositionPings(deps.orm);
+  api.use(createRiderAvailabilityRouter(deps, pings));
   api.use(createRiderOfferRouter(deps));
   api.use(createRiderJobRouter(deps));
   // The API first: every partner, rider and tracking request skips the layers below.
@@ -164,5 +179,23 @@ export function createApp(deps: AppDeps): Express {
 
   app.use((_req, _res, next) => next(ApiError.notFound('No such route')));
   app.use(errorHandler(deps.logger));
-  return app;
+
+  // Thousands of phones ping every 5 s: the ping skips the stack, not its checks (rider/location-fast-path.ts).
+  const ping = locationFastPath({
+    prefix: API_PREFIX,
+    route: '/rider/location',
+    app,
+    logger: deps.logger,
+    securityHeaders,
+    riderIpLimit,
+    tokens: riderTokens,
+    riderLimit,
+    pings,
+  });
+  return {
+    app,
+    listener: (req, res) => {
+      if (!ping(req, res)) app(req, res);
+    },
+  };
 }

@@ -1,3 +1,4 @@
+import { createServer } from 'node:http';
 import { Client, Connection, defaultGrpcRetryOptions, makeGrpcRetryInterceptor } from '@temporalio/client';
 import { loadSettingsOrExit, sandboxedInProduction, sandboxWarning } from '../config/settings';
 import { createLogger } from '../config/logger';
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   });
   const temporal = new Client({ connection, namespace: settings.temporalNamespace });
   const { gateways } = selectGateways(settings, sandboxLedger(() => orm.em.fork()));
-  const app = createApp({
+  const { listener } = createApp({
     settings,
     orm,
     temporal,
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
     }),
     ...selectMapProviders(settings, logger),
   });
-  const server = app.listen(settings.port, () => logger.info('API listening', { port: settings.port, siteUrl: settings.siteUrl }));
+  const server = createServer(listener).listen(settings.port, () => logger.info('API listening', { port: settings.port, siteUrl: settings.siteUrl }));
   answerMalformedRequests(server);
   server.requestTimeout = 30_000;
   server.headersTimeout = 20_000;

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 
 /**
  * API keys look like `sk_live_<30 base62 chars><6 base62 checksum>`: the CRC32 suffix lets secret
@@ -82,9 +82,9 @@ export function parseSecret(secret: string, kind = 'sk'): { mode: KeyMode } | nu
   return base62(crc32(body), CHECKSUM_LENGTH) === checksum ? { mode } : null;
 }
 
-/** Only this hash is stored. */
+/** Only this hash is stored. Found again on every request: the one-shot hash, without a Hash object. */
 export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /** What the dashboard shows of a key after creation: enough to tell keys apart. */

@@ -20,8 +20,15 @@ const HELP = `npm run bench [-- options]
   --accept-after-ms N     end to end: how long a rider takes to accept an offer once it shows
                           (BENCH_ACCEPT_AFTER_MS, 0: at the first poll that sees it)
   --samples N             lifecycle timings: deliveries one at a time (BENCH_SAMPLES, 50; quick 8)
-  --only a,b              run only these: quotes, read, timings, tracking, e2e, booking, city, growth
-                          (city runs only when named: it is the long one; so does growth, which reseeds)
+  --only a,b              run only these: quotes, read, timings, tracking, e2e, booking, city, growth, ping
+                          (city, growth and ping run only when named: city is the long one, growth
+                          reseeds, ping seeds riders of its own)
+  Ping: signed-in riders each sending a position on a beat, the API's CPU a ping beside a bare
+  node:http server's answering 204 (docs/decisions/0176-lean-ping.md); each also BENCH_PING_…:
+  --ping-riders N         riders pinging (2000)
+  --ping-every-seconds N  each rider's beat (5)
+  --ping-seconds N        measured seconds on each server, after one unmeasured beat (30; quick 10)
+  --ping-sockets N        the load generator's connections to each server (256)
   City, open loop (docs/performance.md, "The city at its peak"); each also BENCH_CITY_…:
   --city-riders N         online riders, each sending its position every 5 s (5000)
   --city-in-flight N      deliveries in flight, each ridden to delivered (2000)
@@ -122,6 +129,12 @@ function parseOptions(argv) {
       partnerPollSeconds: pick('city-partner-poll-seconds', 'BENCH_CITY_PARTNER_POLL_SECONDS', 30, 30),
       photoShare: 0.5,
       settleSeconds: pick('city-settle-seconds', 'BENCH_CITY_SETTLE_SECONDS', 20, 5),
+    },
+    ping: {
+      riders: pick('ping-riders', 'BENCH_PING_RIDERS', 2000, 2000),
+      everySeconds: pick('ping-every-seconds', 'BENCH_PING_EVERY_SECONDS', 5, 5),
+      seconds: pick('ping-seconds', 'BENCH_PING_SECONDS', 30, 10),
+      sockets: pick('ping-sockets', 'BENCH_PING_SOCKETS', 256, 256),
     },
     growth: (() => {
       const deliveries = pick('growth-deliveries', 'BENCH_GROWTH_DELIVERIES', 1_000_000, 1_000_000);
@@ -474,6 +487,7 @@ async function main() {
     const { bookingScenario } = await import('../bench/scenarios/booking.mjs');
     const { cityScenario } = await import('../bench/scenarios/city.mjs');
     const { growthScenario } = await import('../bench/scenarios/growth.mjs');
+    const { pingScenario } = await import('../bench/scenarios/ping.mjs');
     // Booking comes last: its pending deliveries stay behind and would load every later phase.
     const plan = [
       ['quotes', quotesScenario],
@@ -482,6 +496,7 @@ async function main() {
       ['tracking', trackingScenario],
       ['e2e', endToEndScenario],
       ['city', cityScenario],
+      ['ping', pingScenario],
       ['booking', bookingScenario],
       // Last of all: it leaves the database a million deliveries larger.
       ['growth', growthScenario],

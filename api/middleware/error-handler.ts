@@ -79,19 +79,32 @@ export function isUnavailable(error: unknown): boolean {
 export function errorHandler(logger: Logger) {
   // Express recognises error handlers by their four parameters.
   return (error: unknown, req: Request, res: Response, _next: NextFunction) => {
-    const apiError = toApiError(error, res.locals.requestId as string | undefined);
-    if (apiError.status >= 500) {
-      logger.error(apiError.status === 503 ? 'Backing service unavailable' : 'Unhandled error', {
-        method: req.method,
-        path: typeof res.locals.logPath === 'string' ? res.locals.logPath : req.path,
-        error: error instanceof Error ? error.message : String(error),
-        stack: apiError.status === 500 && error instanceof Error ? error.stack : undefined,
-      });
-    }
+    const apiError = apiErrorFor(error, logger, {
+      method: req.method,
+      path: typeof res.locals.logPath === 'string' ? res.locals.logPath : req.path,
+      requestId: res.locals.requestId as string | undefined,
+    });
     if (res.headersSent) return;
     for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
     res.status(apiError.status).json(envelope(apiError.code, apiError.message, apiError.details));
   };
+}
+
+/**
+ * The envelope's error for anything thrown while serving a request, logged when the fault is ours
+ * (5xx). The error handler answers with it, and so does the ping's fast path.
+ */
+export function apiErrorFor(error: unknown, logger: Logger, request: { method: string; path: string; requestId: string | undefined }): ApiError {
+  const apiError = toApiError(error, request.requestId);
+  if (apiError.status >= 500) {
+    logger.error(apiError.status === 503 ? 'Backing service unavailable' : 'Unhandled error', {
+      method: request.method,
+      path: request.path,
+      error: error instanceof Error ? error.message : String(error),
+      stack: apiError.status === 500 && error instanceof Error ? error.stack : undefined,
+    });
+  }
+  return apiError;
 }
 
 /** Busboy's and multer's words for a multipart body that does not parse. */

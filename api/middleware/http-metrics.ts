@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import { httpRequestDuration, httpRequests } from '../metric-registry';
 import { buildOpenApiDocument } from '../openapi/document';
@@ -43,12 +44,17 @@ export function httpMetrics() {
   };
 
   return (req: Request, res: Response, next: NextFunction) => {
-    const stop = httpRequestDuration.startTimer();
-    res.on('finish', () => {
-      const labels = { method: req.method, route: templateOf(req, res), status: String(res.statusCode) };
-      httpRequests.inc(labels);
-      stop(labels);
-    });
+    countWhenAnswered(req, res, () => templateOf(req, res));
     next();
   };
+}
+
+/** Counts and times one request once its answer is sent, under the route `routeOf` then names. */
+export function countWhenAnswered(req: IncomingMessage, res: ServerResponse, routeOf: () => string): void {
+  const stop = httpRequestDuration.startTimer();
+  res.on('finish', () => {
+    const labels = { method: req.method ?? '', route: routeOf(), status: String(res.statusCode) };
+    httpRequests.inc(labels);
+    stop(labels);
+  });
 }

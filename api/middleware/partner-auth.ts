@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import * as accounts from '../../db/accounts';
@@ -22,8 +23,8 @@ export function partnerOf(res: Response): PartnerAuth {
  * malformed (the field is not a list, RFC 9110), and is refused rather than authenticated by
  * whichever key came first, which a proxy in front may not have read the same way.
  */
-export function bearerToken(req: Request): string | null {
-  const header = req.get('authorization');
+export function bearerToken(req: IncomingMessage): string | null {
+  const header = req.headers.authorization;
   if (!header) return null;
   let seen = 0;
   for (let i = 0; i < req.rawHeaders.length; i += 2) {

@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, RequestHandler, Response } from 'express';
 import { ipKeyGenerator, rateLimit, type Store } from 'express-rate-limit';
 import type { AppDeps } from '../app-deps';
@@ -60,6 +61,22 @@ function limiter({ settings, orm, logger }: AppDeps, spec: LimiterSpec): Request
     // Forwarded headers are trusted only as `trust proxy` says; a client sending them is no misconfiguration.
     validate: { xForwardedForHeader: false, forwardedHeader: false },
     logger: { error: (...args: unknown[]) => logger.error('Rate limiter', { detail: String(args[1] ?? args[0]) }), warn: () => undefined },
+  });
+}
+
+/**
+ * Counts a request Express does not serve (the ping's fast path, api/rider/location-fast-path.ts)
+ * against `limiter`: the same limiter, store and headers as its Express requests. `req.ip` is the
+ * client as `trust proxy` reads it, `res.locals` holds what the key is made of. Rejects with what
+ * the limiter passes on: the 429, or the store's error.
+ */
+export function spend(
+  limiter: RequestHandler,
+  req: IncomingMessage & { ip: string },
+  res: ServerResponse & { locals: Record<string, unknown> },
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    void limiter(req as unknown as Request, res as unknown as Response, (error?: unknown) => (error === undefined ? resolve() : reject(error)));
   });
 }
 

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import * as riders from '../../db/riders';
@@ -27,9 +28,10 @@ export const RIDER_AUTH_CACHE_MS = 60_000;
 /**
  * The valid tokens one app remembers, kept honest by reading the token changes every second while
  * riders are about. The reads start with the first rider request and stop for good once the ORM
- * is closed (a test stack, a stopping process), so nothing outlives the app.
+ * is closed (a test stack, a stopping process), so nothing outlives the app. One per app: the
+ * rider routes and the ping's fast path (api/rider/location-fast-path.ts) check tokens through it.
  */
-class RiderTokens {
+export class RiderTokens {
   /** Room for every rider of a large city, each token held by one phone. */
   private readonly valid = new TokenCache<{ riderId: string }>(RIDER_AUTH_CACHE_MS, 100_000);
   private timer: NodeJS.Timeout | undefined;
@@ -37,13 +39,22 @@ class RiderTokens {
 
   constructor(private readonly orm: MikroORM) {}
 
-  get(hash: string): { riderId: string } | undefined {
+  /** `Authorization: Bearer rk_…`, a rider token issued by an operator: its rider, or the 401 to answer. */
+  async check(req: IncomingMessage): Promise<{ riderId: string }> {
+    const token = bearerToken(req);
+    if (!token) throw ApiError.unauthorized('Send your rider token as `Authorization: Bearer <token>`');
+    if (!parseSecret(token, 'rk')) throw ApiError.unauthorized('The rider token is malformed');
+    const hash = hashSecret(token);
     this.startReading();
-    return this.valid.get(hash);
-  }
-
-  set(hash: string, rider: { riderId: string }, expiresAt: Date | null): void {
-    this.valid.set(hash, rider, expiresAt?.getTime());
+    const known = this.valid.get(hash);
+    if (known) return known;
+    const found = await riders.findByTokenHash(this.orm.em.fork(), hash);
+    // `reason` lets the rider app say in its own words why it is back at sign-in.
+    if (!found) throw ApiError.unauthorized('The rider token is unknown', { reason: 'revoked' });
+    if (found.expired) throw ApiError.unauthorized('The rider token has expired; ask an operator for a new one', { reason: 'expired' });
+    const rider = { riderId: found.riderId };
+    this.valid.set(hash, rider, found.expiresAt?.getTime());
+    return rider;
   }
 
   private startReading(): void {
@@ -73,24 +84,10 @@ class RiderTokens {
   }
 }
 
-/** `Authorization: Bearer rk_…`, a rider token issued by an operator. */
-export function riderAuth(orm: MikroORM) {
-  const tokens = new RiderTokens(orm);
+/** The rider routes' token check: `res.locals.rider` is the rider of a valid token. */
+export function riderAuth(tokens: RiderTokens) {
   return async (req: Request, res: Response, next: NextFunction) => {
-    const token = bearerToken(req);
-    if (!token) throw ApiError.unauthorized('Send your rider token as `Authorization: Bearer <token>`');
-    if (!parseSecret(token, 'rk')) throw ApiError.unauthorized('The rider token is malformed');
-    const hash = hashSecret(token);
-    let rider = tokens.get(hash);
-    if (!rider) {
-      const found = await riders.findByTokenHash(orm.em.fork(), hash);
-      // `reason` lets the rider app say in its own words why it is back at sign-in.
-      if (!found) throw ApiError.unauthorized('The rider token is unknown', { reason: 'revoked' });
-      if (found.expired) throw ApiError.unauthorized('The rider token has expired; ask an operator for a new one', { reason: 'expired' });
-      rider = { riderId: found.riderId };
-      tokens.set(hash, rider, found.expiresAt);
-    }
-    res.locals.rider = rider;
+    res.locals.rider = await tokens.check(req);
     next();
   };
 }

@@ -2,10 +2,13 @@ import { Router } from 'express';
 import * as riders from '../../db/riders';
 import type { AppDeps } from '../app-deps';
 import { riderOf } from '../middleware/rider-auth';
-import { PositionPings } from './position-pings';
+import type { PositionPings } from './position-pings';
 
-/** A rider going online or offline, and the position pings of an online rider's app. */
-export function createRiderAvailabilityRouter({ orm }: AppDeps): Router {
+/**
+ * A rider going online or offline, and the position pings of an online rider's app (most of them
+ * served by location-fast-path.ts, with the same `pings`).
+ */
+export function createRiderAvailabilityRouter({ orm }: AppDeps, pings: PositionPings): Router {
   const router = Router();
 
   // The app asks while it believes it is online: a rider silent too long was set offline, and is told why.
@@ -20,7 +23,6 @@ export function createRiderAvailabilityRouter({ orm }: AppDeps): Router {
     res.json({ online });
   });
 
-  const pings = new PositionPings(orm);
   router.post('/rider/location', async (req, res) => {
     const { lat, lng } = req.body as { lat: number; lng: number };
     await pings.record(riderOf(res).riderId, { lat, lng });

@@ -1,4 +1,5 @@
-import type { Orm } from '../../db/orm';
+import { initOrm, type Orm } from '../../db/orm';
+import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
 
 // Faults put into Postgres by tests: connections dropped, a write refused mid-way.
 
@@ -28,4 +29,16 @@ export async function dropConnectionOnWebhookWrite(orm: Orm, url: string): Promi
     await em.execute('drop trigger if exists fail_webhook_write on webhook_endpoints');
     await em.execute('drop function if exists fail_webhook_write()');
   };
+}
+
+/**
+ * An ORM on the tests' database whose connections go through a relay the test can cut, as a
+ * network partition would, or count what is sent through. The caller closes both.
+ */
+export async function ormBehindProxy(poolMax = 2): Promise<{ orm: Orm; proxy: TcpProxy }> {
+  const url = new URL(process.env.TEST_DATABASE_URL ?? '');
+  const proxy = await startTcpProxy(url.hostname, Number(url.port));
+  url.hostname = '127.0.0.1';
+  url.port = String(proxy.port);
+  return { orm: await initOrm(url.toString(), poolMax), proxy };
 }

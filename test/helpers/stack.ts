@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, GracefulShutdownPeriodExpiredError, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
@@ -121,9 +121,9 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
     ...maps,
     ...options.appOverrides,
   };
-  const app = createApp(deps);
+  const { listener } = createApp(deps);
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = createServer(listener).listen(0, '127.0.0.1', () => resolve(s));
     answerMalformedRequests(s);
   });
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,16 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { createApiKey, createPartner } from '../../db/accounts';
-import { initOrm, type Orm } from '../../db/orm';
+import type { Orm } from '../../db/orm';
 import * as webhookEvents from '../../db/webhook-events';
 import { generateSecret } from '../../domain/api-key';
 import { hashPassword } from '../../api/dashboard/passwords';
-import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
+import type { TcpProxy } from '../fakes/tcp-proxy';
 import { SANDBOX } from '../helpers/bookings';
 import { dashboardClient, uniqueEmail } from '../helpers/dashboard';
 import { api } from '../helpers/http';
 import { makePartner } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { apiKeysOf } from '../helpers/db-accounts';
+import { ormBehindProxy } from '../helpers/db-faults';
 import { paymentMethodsOf } from '../helpers/db-payments';
 import { testWebhooksOf } from '../helpers/db-webhooks';
 
@@ -26,16 +27,12 @@ async function stackWith(env: Record<string, string>, orm?: Orm): Promise<TestSt
   return stack;
 }
 
-/** An ORM whose connections go through a relay the test can cut, as a network partition would. */
-async function ormBehindProxy(): Promise<{ orm: Orm; proxy: TcpProxy }> {
-  const url = new URL(process.env.TEST_DATABASE_URL ?? '');
-  const proxy = await startTcpProxy(url.hostname, Number(url.port));
-  proxies.push(proxy);
-  url.hostname = '127.0.0.1';
-  url.port = String(proxy.port);
-  const orm = await initOrm(url.toString(), 2);
-  orms.push(orm);
-  return { orm, proxy };
+/** An ORM whose connections go through a relay the test can cut, closed with the suite. */
+async function cuttableOrm(): Promise<{ orm: Orm; proxy: TcpProxy }> {
+  const made = await ormBehindProxy();
+  proxies.push(made.proxy);
+  orms.push(made.orm);
+  return made;
 }
 
 afterAll(async () => {
@@ -107,7 +104,7 @@ describe('budgets against abuse', () => {
   });
 
   it('refuses made-up keys from an IP past its budget before any key lookup: 429 even with Postgres cut off', async () => {
-    const { orm, proxy } = await ormBehindProxy();
+    const { orm, proxy } = await cuttableOrm();
     const stack = await stackWith({ RATE_LIMIT_PARTNER_IP_PER_MINUTE: '5' }, orm);
     const madeUp = () => api(stack.baseUrl, generateSecret('live', 'sk')).get('/partner/deliveries');
     for (let i = 0; i < 5; i += 1) {
@@ -127,7 +124,7 @@ describe('budgets against abuse', () => {
   });
 
   it('refuses made-up rider tokens from an IP past its budget before any token lookup: 429 even with Postgres cut off', async () => {
-    const { orm, proxy } = await ormBehindProxy();
+    const { orm, proxy } = await cuttableOrm();
     const stack = await stackWith({ RATE_LIMIT_RIDER_IP_PER_MINUTE: '3' }, orm);
     const madeUp = () => api(stack.baseUrl, generateSecret('live', 'rk')).get('/rider/offers');
     for (let i = 0; i < 3; i += 1) expect((await madeUp()).status).toBe(401);
@@ -141,7 +138,7 @@ describe('budgets against abuse', () => {
   });
 
   it('needs the key lookup for a made-up key while the IP budget lasts (the control: 503 with Postgres cut off)', async () => {
-    const { orm, proxy } = await ormBehindProxy();
+    const { orm, proxy } = await cuttableOrm();
     const stack = await stackWith({}, orm);
     await proxy.cut();
     expect((await api(stack.baseUrl, generateSecret('live', 'sk')).get('/partner/deliveries')).status).toBe(503);

@@ -1,6 +1,7 @@
 import { initOrm, type Orm } from '../../db/orm';
-import { PositionPings } from '../../api/rider/position-pings';
+import { POSITION_WRITE_GAP_MS, PositionPings } from '../../api/rider/position-pings';
 import { makeRider } from '../helpers/partners';
+import { ormBehindProxy } from '../helpers/db-faults';
 import { riderPositions, riderTableUpdates } from '../helpers/db-riders';
 
 describe('position pings written together', () => {
@@ -37,6 +38,32 @@ describe('position pings written together', () => {
     }
     await Promise.all(sent);
     expect((await riderPositions(orm, [rider.riderId])).get(rider.riderId)).toEqual({ lat: 5.6 + 50 / 10_000, lng: -0.2 });
+  });
+
+  it('writes a steady stream of pings in at most one statement every POSITION_WRITE_GAP_MS', async () => {
+    // The statements counted on their way to Postgres: each names its prepared statement.
+    const { orm: counted, proxy } = await ormBehindProxy();
+    try {
+      const riders = await Promise.all(Array.from({ length: 20 }, (_, i) => makeRider(counted, { lat: 5.6, lng: -0.2 }, `Busy Rider ${i}`)));
+      const pings = new PositionPings(counted);
+      const statements = proxy.count(/rider-record-positions/g);
+      const started = performance.now();
+      const sent = [];
+      // A ping every millisecond or so, as a city's phones send them.
+      for (let i = 0; i < 100; i++) {
+        sent.push(pings.record(riders[i % 20]!.riderId, { lat: 5.6 + i / 100_000, lng: -0.2 }));
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await Promise.all(sent);
+      const spanMs = performance.now() - started;
+      // Each statement once, and once more on each connection that prepares it.
+      expect(statements()).toBeLessThanOrEqual(Math.ceil(spanMs / POSITION_WRITE_GAP_MS) + 1 + 2);
+      const stored = await riderPositions(counted, riders.map((r) => r.riderId));
+      expect(riders.map((rider) => stored.get(rider.riderId))).toEqual(riders.map((_, i) => ({ lat: 5.6 + (80 + i) / 100_000, lng: -0.2 })));
+    } finally {
+      await counted.close(true);
+      await proxy.close();
+    }
   });
 
   it('moves a rider within their grid cell without touching an index (a HOT update)', async () => {
