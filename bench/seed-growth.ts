@@ -424,7 +424,8 @@ async function main(): Promise<void> {
         for (const [name, step] of steps) out.push(await timed(name, step));
         return out;
       };
-      const [[[d, s, b], [o], [e]], [[w]]] = (await Promise.all([
+      // The deliveries' statements write deliveries, their kept ETAs, stops and debits, in that order.
+      const [[[d, , s, b], [o], [e]], [[w]]] = (await Promise.all([
         side([['deliveries', deliveriesTable], ['offers', offersTable], ['events', eventsTable]]),
         side([['webhook events', webhooksTable]]),
       ])) as [[number[], number[], number[]], [number[]]];

@@ -303,7 +303,7 @@ export async function growthScenario(ctx) {
           name: 'GET /partner/deliveries/{id}',
           call: (i) => request(ctx.apiUrl, 'GET', `/partner/deliveries/${idAt(i)}`, { token: apiKey, expected: 200 }),
           explain: async (em) => {
-            await deliveries.version(em, idAt(0));
+            await deliveries.versionWithLive(em, idAt(0));
             await deliveries.loadVersioned(em, idAt(0));
           },
         },
@@ -325,8 +325,8 @@ export async function growthScenario(ctx) {
           name: 'GET /track/{id}/public',
           call: (i) => request(ctx.apiUrl, 'GET', `/track/${idAt(i)}/public`, { expected: 200 }),
           explain: async (em) => {
-            await deliveries.version(em, idAt(1));
-            await tracking.publicView(em, idAt(1), 20);
+            await deliveries.versionWithLive(em, idAt(1));
+            await tracking.publicView(em, idAt(1));
           },
         },
         {

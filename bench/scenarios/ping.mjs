@@ -1,8 +1,7 @@
 // POST /rider/location: signed-in riders each sending their position on a fixed beat, as the
 // rider app does, to the API and, the same ping at the same moment, to a bare `node:http` server
-// answering 204 (the floor). Reports each server process's own CPU a ping over the same seconds.
-import { spawn } from 'node:child_process';
-import path from 'node:path';
+// answering 204 (the floor's listener in bench/baseline-http.mjs, whose other floors are idle
+// meanwhile). Reports each server process's own CPU a ping over the same seconds.
 import { ACCRA_BOUNDS, sleep } from '../lib/client.mjs';
 import { accountCpu } from '../lib/cpu.mjs';
 import { jsonLineOf } from '../lib/json-line.mjs';
@@ -10,17 +9,6 @@ import { EndpointStats, httpClient, onSchedule, timed } from '../lib/open-loop.m
 import { round } from '../lib/stats.mjs';
 
 const ENDPOINT = 'POST /rider/location';
-
-/** The floor server, in a process of its own; resolves once it listens. */
-function startFloor(root) {
-  const child = spawn(process.execPath, [path.join(root, 'bench', 'baseline-ping.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-  const listening = new Promise((resolve, reject) => {
-    child.stdout.once('data', (line) => resolve(JSON.parse(String(line)).port));
-    child.once('exit', (code) => reject(new Error(`the ping floor exited (${code}) before it listened`)));
-  });
-  const stopped = new Promise((resolve) => child.once('exit', resolve));
-  return { pid: child.pid, listening, stop: () => (child.kill('SIGTERM'), stopped) };
-}
 
 /**
  * Every rider pings each of `urls` once a beat, from its own random start, the same ping to each
@@ -78,10 +66,9 @@ export async function pingScenario(ctx) {
     { cwd: ctx.root, env: { DATABASE_URL: ctx.databaseUrl } },
     'Seeding the pinging riders',
   );
-  const floor = startFloor(ctx.root);
   try {
-    const urls = { api: ctx.apiUrl, floor: `http://127.0.0.1:${await floor.listening}` };
-    const run = await ctx.measured(() => pingPhase(urls, riders, { api: ctx.pids.api, floor: floor.pid, postgres: ctx.cpuRoots.postgres }, o));
+    const urls = { api: ctx.apiUrl, floor: ctx.bareFloorUrl };
+    const run = await ctx.measured(() => pingPhase(urls, riders, { api: ctx.pids.api, floor: ctx.cpuRoots.floorHttp, postgres: ctx.cpuRoots.postgres }, o));
     const api = run.msPerPing('api', 'api');
     const floorMs = run.msPerPing('floor', 'floor');
     const ratio = api !== null && floorMs ? api / floorMs : null;
@@ -119,7 +106,6 @@ export async function pingScenario(ctx) {
       },
     };
   } finally {
-    await floor.stop();
     // Off the map again: later scenarios dispatch to riders of their own.
     await ctx.db.query('update riders set online = false where id = any($1)', [riders.map((r) => r.riderId)]);
   }

@@ -44,6 +44,7 @@ function keyStore(keyId: string) {
 async function authenticate(orm: MikroORM, key: string): Promise<number> {
   const req = {
     get: (name: string) => (name.toLowerCase() === 'authorization' ? `Bearer ${key}` : undefined),
+    headers: { authorization: `Bearer ${key}` },
     rawHeaders: ['Authorization', `Bearer ${key}`],
   } as unknown as Request;
   const res = { locals: {} } as unknown as Response;
