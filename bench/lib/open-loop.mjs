@@ -9,9 +9,12 @@ import { percentile } from './stats.mjs';
  * `maxSockets` wait in the agent's queue; that wait is part of their latency, as a phone's
  * would be on a slow network.
  */
-export function httpClient(baseUrl, { maxSockets = 128, prefix = '/api/v1' } = {}) {
+export function httpClient(baseUrl, { maxSockets = 128, prefix = '/api/v1', socketsPerAddress = 3 } = {}) {
   const url = new URL(baseUrl);
   const agent = new http.Agent({ keepAlive: true, maxSockets, keepAliveMsecs: 10_000 });
+  // A caller with an address of its own (a phone, a recipient's page) holds a few connections, as
+  // a phone does; thousands of them must stay within the processes' open-file limits.
+  const addressed = new http.Agent({ keepAlive: true, maxSockets: socketsPerAddress, maxFreeSockets: socketsPerAddress, keepAliveMsecs: 10_000 });
   /**
    * `body`: an object (sent as JSON), or { raw: Buffer, type } as it is; `from`: the local
    * address to send from (the agent keeps connections apart per address). Resolves with
@@ -30,7 +33,7 @@ export function httpClient(baseUrl, { maxSockets = 128, prefix = '/api/v1' } = {
     }
     if (payload) sent['Content-Length'] = String(payload.length);
     return new Promise((resolve) => {
-      const req = http.request({ host: url.hostname, port: url.port, path: `${prefix}${path}`, method, headers: sent, agent, ...(from ? { localAddress: from } : {}) }, (res) => {
+      const req = http.request({ host: url.hostname, port: url.port, path: `${prefix}${path}`, method, headers: sent, ...(from ? { agent: addressed, localAddress: from } : { agent }) }, (res) => {
         const chunks = [];
         res.on('data', (chunk) => chunks.push(chunk));
         res.on('end', () => {
@@ -44,7 +47,13 @@ export function httpClient(baseUrl, { maxSockets = 128, prefix = '/api/v1' } = {
       req.end(payload);
     });
   }
-  return { request, close: () => agent.destroy() };
+  return {
+    request,
+    close: () => {
+      agent.destroy();
+      addressed.destroy();
+    },
+  };
 }
 
 /**
