@@ -80,7 +80,7 @@ function renderWindow(c, title, table) {
   );
   if (c.workerCache) {
     const k = c.workerCache;
-    out.push(`  the worker's workflow cache: ${k.size} held at the end; over the window ${k.hits} hits, ${k.misses} misses, ${k.forcedEvictions} forced evictions, ${k.replays} histories replayed`);
+    out.push(`  the worker's workflow cache: ${k.size} held at the end; over the window ${k.hits} hits, ${k.misses} misses (each a whole history replayed), ${k.forcedEvictions} forced evictions`);
   }
   if (c.unitCosts) {
     out.push("  per unit, each alone at 200/s after the window (the API's CPU ms a request, beside its floor's):");

@@ -30,14 +30,13 @@ export function totalOf(totals, prefix, suffix = '') {
   return 0;
 }
 
-/** What the worker's sticky cache did between two scrapes: hits, misses (whole histories replayed), evictions, its size after. */
+/** What the worker's sticky cache did between two scrapes: hits, misses (each a whole history replayed), evictions, its size after. */
 export function stickyCacheBetween(before, after) {
   const delta = (prefix, suffix) => totalOf(after, prefix, suffix) - totalOf(before, prefix, suffix);
   return {
     hits: delta('temporal_sticky_cache_hit'),
     misses: delta('temporal_sticky_cache_miss'),
     forcedEvictions: delta('temporal_sticky_cache_total_forced_eviction'),
-    replays: delta('temporal_workflow_task_replay_latency', '_count'),
     size: totalOf(after, 'temporal_sticky_cache_size'),
   };
 }
