@@ -1,35 +1,18 @@
 import { deliveryView, liveFieldsOf, recordLive, settledDeliveryView, withRecordLive, type DeliveryParts } from '../../domain/delivery-view';
 import { settledTrackingView, trackingLive, withTrackingLive } from '../../domain/tracking-view';
-import type { Delivery, DeliveryStop, Rider } from '../../db/entities';
+import type { DeliveryStop, Rider } from '../../db/entities';
+import { deliveryRow } from '../helpers/delivery-rows';
 
 const times = { pickup: '2026-11-29T10:06:12.000Z', dropoff: '2026-11-29T10:31:40.000Z', stops: ['2026-11-29T10:19:05.000Z'] };
 const locatedAt = new Date('2026-11-29T10:02:41.118Z');
 
 function parts(status: string): DeliveryParts {
-  const delivery = {
+  const delivery = deliveryRow({
     id: '5f0c2b9a-1111-4222-8333-944455556666',
-    reference: 'DLV-5F0C2B9A',
     status,
-    paymentStatus: 'paid',
     paymentMethodId: '6a0c2b9a-1111-4222-8333-944455556666',
-    pickupAddress: 'Makola Market, Accra',
-    pickupLat: 5.5497,
-    pickupLng: -0.2096,
-    dropoffAddress: 'Kotoka International Airport',
-    dropoffLat: 5.6052,
-    dropoffLng: -0.1668,
-    packageSize: 'small',
-    recipientName: 'Ama Serwaa',
-    recipientPhone: '+233241234567',
-    verificationMethod: 'none',
     riderId: 'r1',
-    baseFare: 1000,
-    distanceM: 7200,
-    distanceFee: 720,
-    serviceFee: 200,
-    totalFare: 1920,
-    createdAt: new Date('2026-11-29T10:00:00.000Z'),
-  } as unknown as Delivery;
+  });
   const stop = {
     position: 0,
     dropoffAddress: 'Osu Oxford Street, Accra',

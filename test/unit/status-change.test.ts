@@ -1,4 +1,5 @@
-import type { Delivery, DeliveryEvent, Rider } from '../../db/entities';
+import type { DeliveryEvent, Rider } from '../../db/entities';
+import { deliveryRow } from '../helpers/delivery-rows';
 import { deliveryView, type DeliveryParts } from '../../domain/delivery-view';
 import { partsAfterStatusChange } from '../../domain/status-change';
 
@@ -12,30 +13,7 @@ function event(id: number, status: string, at: string): DeliveryEvent {
 
 /** A pending booking as the change's read finds it, with the rider about to accept. */
 function pending(): DeliveryParts {
-  const delivery = {
-    id: 'd1',
-    reference: 'DLV-D1',
-    status: 'pending',
-    paymentStatus: 'paid',
-    pickupAddress: 'Makola Market, Accra',
-    pickupLat: 5.5497,
-    pickupLng: -0.2096,
-    dropoffAddress: 'Kotoka International Airport',
-    dropoffLat: 5.6052,
-    dropoffLng: -0.1668,
-    packageSize: 'small',
-    recipientName: 'Ama Serwaa',
-    recipientPhone: '+233241234567',
-    verificationMethod: 'none',
-    riderId: null,
-    deliveredAt: null,
-    baseFare: 1000,
-    distanceM: 7200,
-    distanceFee: 720,
-    serviceFee: 200,
-    totalFare: 1920,
-    createdAt: new Date('2026-11-29T10:00:00.000Z'),
-  } as unknown as Delivery;
+  const delivery = deliveryRow({ id: 'd1', reference: 'DLV-D1', status: 'pending', riderId: null, deliveredAt: null });
   return { delivery, stops: [], events: [event(7, 'pending', '2026-11-29T10:00:00.000Z')], fareChanges: [], rider, eta: null };
 }
 
