@@ -133,7 +133,9 @@ export async function cityScenario(ctx) {
   // Each phone and each recipient's page sends from an address of its own; partners from 127.0.0.1.
   const riders = seededRiders.map((r, i) => ({ ...r, at: { lat: r.lat, lng: r.lng }, busy: false, from: loopbackAddress(i, o.addresses) }));
   let pages = 0;
-  const free = [...riders];
+  // Riders a job can be booked beside: only those whose phones ping (pingUpTo adds them), since
+  // dispatch offers nothing to a rider it has not heard from lately.
+  const free = [];
   const inFlight = new Set();
   /** Deliveries the stop left mid-trip: live ones, whose reads the per-unit costs are measured on. */
   const leftLive = [];
@@ -148,6 +150,7 @@ export async function cityScenario(ctx) {
   const pingUpTo = (count) => {
     for (; pinging < Math.min(count, riders.length); pinging++) {
       const rider = riders[pinging];
+      free.push(rider);
       cancels.push(
         onSchedule(o.pingSeconds * 1000, Math.random() * o.pingSeconds * 1000, (due) => {
           void timed(w.stats, 'POST /rider/location', due, () => client.request('POST', '/rider/location', { token: rider.riderToken, body: rider.at, from: rider.from }), [204]);
