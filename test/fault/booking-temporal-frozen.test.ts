@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { createBookingSweepActivities } from '../../activities/booking-sweep';
 import { createLogger } from '../../config/logger';
 import { initOrm, type Orm } from '../../db/orm';
@@ -19,6 +19,7 @@ import { makePartner, makeRider } from '../helpers/partners';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { deliveriesOf, deliveryIdsOf, deliveryRow, tracesOf } from '../helpers/db-deliveries';
 import { idempotencyKeysOf } from '../helpers/db-requests';
+import { connectTemporal, type TestTemporalConnection } from '../helpers/temporal-connection';
 import { sleep } from './support';
 
 // The API reaches Temporal through a relay the test can freeze (connections stay open, nothing
@@ -38,6 +39,7 @@ const ORPHAN_AFTER_S = 4;
 let temporalProxy: TcpProxy;
 let pgProxy: TcpProxy;
 let apiOrm: Orm;
+let apiConnection: TestTemporalConnection;
 let apiTemporal: Client;
 let stack: TestStack;
 let workerMetricsUrl: string;
@@ -53,7 +55,8 @@ beforeAll(async () => {
 
   const [temporalHost, temporalPort] = (process.env.TEST_TEMPORAL_ADDRESS as string).split(':');
   temporalProxy = await startTcpProxy(temporalHost as string, Number(temporalPort));
-  apiTemporal = new Client({ connection: await Connection.connect({ address: `127.0.0.1:${temporalProxy.port}` }) });
+  apiConnection = await connectTemporal(`127.0.0.1:${temporalProxy.port}`);
+  apiTemporal = new Client({ connection: apiConnection.connection });
   const url = new URL(process.env.TEST_DATABASE_URL as string);
   pgProxy = await startTcpProxy(url.hostname, Number(url.port));
   url.host = `127.0.0.1:${pgProxy.port}`;
@@ -77,7 +80,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await stack?.close();
-  await apiTemporal?.connection.close();
+  await apiConnection?.close();
   await apiOrm?.close();
   await temporalProxy?.close();
   await pgProxy?.close();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, GracefulShutdownPeriodExpiredError, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { createApp } from '../../api/app';
 import { answerMalformedRequests } from '../../api/middleware/host-required';
@@ -22,6 +22,7 @@ import { runWorker } from '../../workers/run-worker';
 import { ensureSchedules, projectSchedules, removeSchedules } from '../../workers/schedules';
 import { createWorkers, tuningFrom } from '../../workers/worker';
 import type { KeyMode } from '../../domain/api-key';
+import { connectTemporal } from './temporal-connection';
 
 /** How long a test worker may take to stop before it is stopped by force. */
 const WORKER_STOP_LIMIT_MS = 30_000;
@@ -98,8 +99,8 @@ export async function startTestStack(options: StackOptions = {}): Promise<TestSt
   });
   const logger = createLogger({ level: settings.logLevel, json: false, service: 'test' });
   const orm = await initOrm(settings.databaseUrl, settings.databasePoolMax);
-  const clientConnection = await Connection.connect({ address: settings.temporalAddress });
-  const temporal = new Client({ connection: clientConnection, namespace: settings.temporalNamespace });
+  const clientConnection = await connectTemporal(settings.temporalAddress);
+  const temporal = new Client({ connection: clientConnection.connection, namespace: settings.temporalNamespace });
   const { sandbox, gateways } = selectGateways(settings, sandboxLedger(() => orm.em.fork()));
   signalWhenDebitsSettle(sandbox, temporal, orm);
   const maps = selectMapProviders(settings, logger);

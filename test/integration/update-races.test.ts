@@ -1,9 +1,10 @@
-import { Client, Connection, type WorkflowClientInterceptor } from '@temporalio/client';
+import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import { startTestStack, type TestStack } from '../helpers/stack';
 import { makePartner } from '../helpers/partners';
 import { api, eventually } from '../helpers/http';
 import { book, registerAccount } from '../helpers/bookings';
 import { riderApp } from '../helpers/riders';
+import { connectTemporal, type TestTemporalConnection } from '../helpers/temporal-connection';
 import { deliveryWorkflowId } from '../../domain/reference';
 
 /**
@@ -36,11 +37,11 @@ class UpdateGate {
 }
 
 const gate = new UpdateGate();
-let connection: Connection;
+let connection: TestTemporalConnection;
 let stack: TestStack;
 beforeAll(async () => {
-  connection = await Connection.connect({ address: process.env.TEST_TEMPORAL_ADDRESS });
-  const temporal = new Client({ connection, interceptors: { workflow: [gate.interceptor] } });
+  connection = await connectTemporal(process.env.TEST_TEMPORAL_ADDRESS as string);
+  const temporal = new Client({ connection: connection.connection, interceptors: { workflow: [gate.interceptor] } });
   stack = await startTestStack({ appOverrides: { temporal } });
 });
 afterAll(async () => {
