@@ -41,7 +41,11 @@ describeOnLinux('accountCpu', () => {
 
       const ended = account.stop();
       const endedSeconds = (performance.now() - opened) / 1000;
-      expect(ended.tree * endedSeconds).toBeCloseTo(cpuMs / 1000, 1);
+      // The burner's exit (after its report) is counted too: up to about a tenth of a second more
+      // on a loaded machine, never less than what it reported.
+      const endedCpuSeconds = ended.tree * endedSeconds;
+      expect(endedCpuSeconds).toBeGreaterThan(cpuMs / 1000 - 0.05);
+      expect(endedCpuSeconds).toBeLessThan(cpuMs / 1000 + 0.15);
     } finally {
       shell.kill();
       await exited(shell);
