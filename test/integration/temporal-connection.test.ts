@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { connectTemporal } from '../helpers/temporal-connection';
 import { startTcpProxy, type TcpProxy } from '../fakes/tcp-proxy';
 
@@ -12,8 +13,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await link?.close();
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a test file’s Temporal connection', () => {
   it('closes at once when no call is in flight, and takes no call after', async () => {
