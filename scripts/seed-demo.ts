@@ -6,6 +6,7 @@ import { hashPassword } from '../api/dashboard/passwords';
 /**
  * Used by `npm start`: a demo partner (created once) with a Mobile Money account on the sandbox
  * network, and a fresh test-mode key to print (a key's secret can only be shown when created).
+ * `SEED_DATABASE=embedded` says the database is `npm start`'s own embedded one.
  */
 const DEMO = { email: 'demo@example.com', password: 'demo-password', business: 'Demo Shop Ltd' };
 
@@ -19,14 +20,22 @@ async function main(): Promise<void> {
   const orm = await initOrm(databaseUrl, 2);
   const em = orm.em.fork();
   try {
-    // `npm start` takes whatever DATABASE_URL names, a deployment's included.
     const live = await liveKeysIssued(em);
+    const existing = await findPartnerByEmail(em, DEMO.email);
     if (live > 0) {
-      process.stderr.write(`${refusal(databaseUrl, live)}\n`);
-      process.exitCode = 78;
+      // `npm start` takes whatever DATABASE_URL names, a deployment's included: one whose live keys
+      // say real partners use it gets no published password. The embedded database is a
+      // developer's own, and one that has the demo partner already was seeded before its live keys.
+      if (!existing && process.env.SEED_DATABASE !== 'embedded') {
+        process.stderr.write(`${refusal(databaseUrl, live)}\n`);
+        process.exitCode = 78;
+        return;
+      }
+      const skipped = `this database holds ${live} live-mode API key${live === 1 ? '' : 's'}, so nothing new was seeded`;
+      const demo = existing ? { partner_id: existing.id, email: DEMO.email, password: DEMO.password } : {};
+      process.stdout.write(`${JSON.stringify({ ...demo, skipped })}\n`);
       return;
     }
-    const existing = await findPartnerByEmail(em, DEMO.email);
     const partnerId =
       existing?.id ??
       (

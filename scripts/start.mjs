@@ -1,28 +1,39 @@
 // `npm start`: everything a new machine needs, then the whole stack in the foreground.
-import { existsSync, readFileSync, writeFileSync, rmSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ensureDependencies, onProjectNode, ensureTemporalCli, root, say } from './lib/prepare.mjs';
+import { pidAlive, processStamp, readStackFile, removeStackFile, stopLeftovers, waitWhile, writeStackFile } from './lib/stack-file.mjs';
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 // STACK_DATA_DIR lets a second stack (say, the start-up smoke test) keep its files apart.
 const dataDir = path.resolve(root, process.env.STACK_DATA_DIR ?? '.data');
 const stackFile = path.join(dataDir, 'stack.json');
 
-function alreadyRunning() {
-  if (!existsSync(stackFile)) return null;
-  try {
-    const stack = JSON.parse(readFileSync(stackFile, 'utf8'));
-    process.kill(stack.pid, 0);
-    return stack;
-  } catch {
-    return null;
+/** How long a start waits for a stack that is stopping (its processes get 8 s before SIGKILL). */
+const STOPPING_WAIT_MS = 30_000;
+
+/**
+ * The stack this data folder already runs, or null when it runs none. A stack that is stopping is
+ * waited for; one whose start was killed before it could stop what it started has those stopped.
+ */
+async function runningStack() {
+  const stack = readStackFile(stackFile);
+  if (!stack) return null;
+  if (pidAlive(stack.pid) && stack.stopping) {
+    say(`The stack (pid ${stack.pid}) is stopping; waiting for it…`);
+    await waitWhile(() => pidAlive(stack.pid), STOPPING_WAIT_MS);
   }
+  if (pidAlive(stack.pid)) return stack;
+  const stopped = await stopLeftovers(stack);
+  if (stopped.length > 0) say(`The last stack (pid ${stack.pid}) ended without stopping what it started; stopped its ${stopped.join(', ')}.`);
+  removeStackFile(stackFile);
+  return null;
 }
 
 async function main() {
   mkdirSync(dataDir, { recursive: true });
-  const running = alreadyRunning();
+  const running = await runningStack();
   if (running) {
     say(`The stack is already running (pid ${running.pid}): API ${running.apiUrl}, Temporal UI ${running.temporalUiUrl}.`);
     say('Stop it with Ctrl-C in its terminal first, or use it as it is.');
@@ -50,14 +61,24 @@ async function main() {
     }
   }
 
-  const stops = [];
+  // What the stack file says: this start's pid, its addresses and each process it started.
+  const stack = { pid: process.pid, processes: [] };
+  const record = (fields) => writeStackFile(stackFile, Object.assign(stack, fields));
+  const started = (name, pid, options) => record({ processes: [...stack.processes, processStamp(name, pid, options)] });
+  record({});
+
+  // Stopped in layers, each layer at once: the API and the worker, then what they used.
+  const layers = [];
   let stopping = false;
   const shutdown = async (code = 0) => {
     if (stopping) return;
     stopping = true;
     say('Stopping…');
-    for (const stop of stops.reverse()) await stop().catch(() => undefined);
-    rmSync(stackFile, { force: true });
+    // A start made meanwhile waits for this one instead of calling the stack running.
+    record({ stopping: true });
+    for (const layer of layers.reverse()) await Promise.all(layer.map((stop) => stop().catch(() => undefined)));
+    // Last: once the file is gone, nothing of this stack is left.
+    removeStackFile(stackFile);
     process.exit(code);
   };
   process.on('SIGINT', () => void shutdown(0));
@@ -72,8 +93,10 @@ async function main() {
       dbFile: path.join(dataDir, 'temporal.sqlite'),
       logFile: path.join(dataDir, 'logs', 'temporal.log'),
     });
-    stops.push(temporal.stop);
-    writeFileSync(stackFile, JSON.stringify({ pid: process.pid, temporalUiUrl: temporal.uiUrl, temporalAddress: temporal.address, apiUrl: `http://localhost:${apiPort}` }));
+    const services = [temporal.stop];
+    layers.push(services);
+    started('Temporal dev server', temporal.pid);
+    record({ temporalUiUrl: temporal.uiUrl, temporalAddress: temporal.address, apiUrl: `http://localhost:${apiPort}` });
     if (only === 'temporal') {
       say(`Temporal at ${temporal.address}, UI at ${temporal.uiUrl}. Ctrl-C stops it.`);
       return;
@@ -83,7 +106,8 @@ async function main() {
     if (!databaseUrl) {
       say('Starting the embedded PostgreSQL…');
       const pg = await startEmbeddedPostgres({ dataDir: path.join(dataDir, 'postgres'), port: Number(process.env.PG_PORT ?? 54329) });
-      stops.push(pg.stop);
+      services.push(pg.stop);
+      started('embedded PostgreSQL', pg.pid, { group: false, signal: 'SIGINT' });
       databaseUrl = pg.url;
     }
     migrate(databaseUrl);
@@ -99,7 +123,7 @@ async function main() {
     };
     const seed = spawnSync(path.join(root, 'node_modules', '.bin', 'tsx'), ['scripts/seed-demo.ts'], {
       cwd: root,
-      env: { ...process.env, ...env },
+      env: { ...process.env, ...env, SEED_DATABASE: process.env.DATABASE_URL ? 'named' : 'embedded' },
       encoding: 'utf8',
     });
     // 78: the seed refused the database (one that holds live keys), and says why in one line.
@@ -108,9 +132,10 @@ async function main() {
     const demo = JSON.parse(seed.stdout.trim().split('\n').pop());
 
     const worker = startNodeProcess('worker', 'workers/main.ts', env);
-    stops.push(() => stopAll([worker]));
     const api = startNodeProcess('api', 'api/main.ts', env);
-    stops.push(() => stopAll([api]));
+    layers.push([() => stopAll([worker, api])]);
+    started('worker', worker.pid);
+    started('API', api.pid);
     for (const child of [worker, api]) {
       child.once('exit', (code) => {
         if (!stopping) {
@@ -119,26 +144,14 @@ async function main() {
         }
       });
     }
-    writeFileSync(
-      stackFile,
-      JSON.stringify({ pid: process.pid, temporalUiUrl: temporal.uiUrl, apiUrl: `http://localhost:${apiPort}`, databaseUrl }),
-    );
+    record({ databaseUrl });
     const base = `http://localhost:${apiPort}`;
     for (let i = 0; i < 150; i++) {
       const ready = await fetch(`${base}/readyz`).then((r) => r.ok, () => false);
       if (ready) break;
       await new Promise((r) => setTimeout(r, 200));
     }
-    // In production nothing is seeded (scripts/seed-demo.ts), so there is no key to print.
-    const demoLines = demo.api_key
-      ? `  Demo partner   ${demo.email} (password: ${demo.password})
-  Test API key   ${demo.api_key}
-
-  Try:  curl -s ${base}/api/v1/partner/quotes -H "Authorization: Bearer ${demo.api_key}" \\
-          -H "Content-Type: application/json" \\
-          -d '{"pickup_lat":5.5497,"pickup_lng":-0.2096,"dropoff_lat":5.6052,"dropoff_lng":-0.1668}'`
-      : `  No demo partner: ${demo.skipped}.
-  Create one with: npm run ops -- partner:create --email E --business B`;
+    const demoLines = demoLinesOf(demo, base);
     process.stdout.write(`
   Partner Delivery Service is running.
 
@@ -156,6 +169,27 @@ ${demoLines}
     say(error instanceof Error ? error.message : String(error));
     await shutdown(1);
   }
+}
+
+/**
+ * The demo partner's lines: its key, or why none was made (production seeds nothing; a database
+ * holding live-mode keys gets nothing new) and how to make one.
+ */
+function demoLinesOf(demo, base) {
+  if (demo.api_key) {
+    return `  Demo partner   ${demo.email} (password: ${demo.password})
+  Test API key   ${demo.api_key}
+
+  Try:  curl -s ${base}/api/v1/partner/quotes -H "Authorization: Bearer ${demo.api_key}" \\
+          -H "Content-Type: application/json" \\
+          -d '{"pickup_lat":5.5497,"pickup_lng":-0.2096,"dropoff_lat":5.6052,"dropoff_lng":-0.1668}'`;
+  }
+  if (demo.partner_id) {
+    return `  Demo partner   ${demo.email} (password: ${demo.password}): no new key, ${demo.skipped}.
+  Make a test key on the dashboard, or: npm run ops -- key:create --partner ${demo.partner_id} --label mine --test`;
+  }
+  return `  No demo partner: ${demo.skipped}.
+  Create one with: npm run ops -- partner:create --email E --business B`;
 }
 
 void main();

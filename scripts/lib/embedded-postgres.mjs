@@ -307,7 +307,7 @@ export async function startEmbeddedPostgres({ dataDir, port, fresh = false, sett
     await stop();
     throw error;
   }
-  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/delivery`, stop };
+  return { url: `postgres://postgres:postgres@127.0.0.1:${port}/delivery`, pid: server.pid, stop };
 }
 
 /**

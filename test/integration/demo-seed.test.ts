@@ -10,12 +10,15 @@ import { makePartner } from '../helpers/partners';
 
 const DEMO_EMAIL = 'demo@example.com';
 
-/** scripts/seed-demo.ts as `npm start` runs it, on `databaseUrl`. */
-function seed(databaseUrl: string) {
+/**
+ * scripts/seed-demo.ts as `npm start` runs it, on `databaseUrl`: a database DATABASE_URL named, or
+ * (`embedded`) its own embedded one.
+ */
+function seed(databaseUrl: string, database: 'named' | 'embedded' = 'named') {
   const { command, args, cwd } = ourProgram('scripts/seed-demo.ts');
   const run = spawnSync(command, args, {
     cwd,
-    env: { PATH: process.env.PATH, NODE_ENV: 'development', DATABASE_URL: databaseUrl },
+    env: { PATH: process.env.PATH, NODE_ENV: 'development', DATABASE_URL: databaseUrl, SEED_DATABASE: database },
     encoding: 'utf8',
     timeout: 60_000,
   });
@@ -65,6 +68,33 @@ describe('the demo seed of npm start', () => {
     const refused = seed(database.url);
     expect({ status: refused.status, stdout: refused.stdout }).toEqual({ status: 78, stdout: '' });
     expect(refused.stderr).toMatch(REFUSAL);
+    expect(await partnerByEmail(database.orm, DEMO_EMAIL)).toBeUndefined();
+  }, 120_000);
+
+  it('goes on where the demo partner was seeded before the live key: nothing new, said in one line', async () => {
+    database = await ownDatabase('demo_seed');
+    const first = seed(database.url);
+    const { partner_id: partnerId } = JSON.parse(first.stdout) as { partner_id: string };
+    // A developer tried live mode on the dashboard of the stack npm start seeded.
+    await createApiKey(database.orm.em.fork(), { partnerId, label: 'trying live', mode: 'live' });
+
+    const again = seed(database.url);
+    expect({ status: again.status, stderr: again.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(again.stdout) as unknown).toEqual({
+      partner_id: partnerId,
+      email: DEMO_EMAIL,
+      password: 'demo-password',
+      skipped: 'this database holds 1 live-mode API key, so nothing new was seeded',
+    });
+    expect((await apiKeysOf(database.orm, partnerId)).map((key) => key.mode).sort()).toEqual(['live', 'test']);
+  }, 120_000);
+
+  it('goes on in npm start’s embedded database, where live keys are a developer’s own, and adds nothing', async () => {
+    database = await ownDatabase('demo_seed');
+    await makePartner(database.orm);
+    const embedded = seed(database.url, 'embedded');
+    expect({ status: embedded.status, stderr: embedded.stderr }).toEqual({ status: 0, stderr: '' });
+    expect(JSON.parse(embedded.stdout) as unknown).toEqual({ skipped: 'this database holds 1 live-mode API key, so nothing new was seeded' });
     expect(await partnerByEmail(database.orm, DEMO_EMAIL)).toBeUndefined();
   }, 120_000);
 });

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -7,6 +7,7 @@ import { confirmLinkIn, dashboardClient, mailsTo, pathOf, uniqueEmail } from '..
 import { freePort } from '../helpers/free-port';
 import { ownDatabase, type OwnDatabase } from '../helpers/own-database';
 import { makePartner } from '../helpers/partners';
+import { initOrm } from '../../db/orm';
 
 function portOpen(port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -17,6 +18,11 @@ function portOpen(port: number): Promise<boolean> {
     });
     socket.once('error', () => resolve(false));
   });
+}
+
+/** Resolves once nothing listens on `port` any more. */
+async function waitWhileOpen(port: number): Promise<void> {
+  while (await portOpen(port)) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number): Promise<string> {
@@ -41,18 +47,18 @@ function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs: number):
 
 /**
  * What `npm start` is started with from a terminal: no NODE_ENV (it sets development itself for
- * what it starts), on `database`, with ports of its own.
+ * what it starts), with ports of its own, on `database` or (null) its own embedded PostgreSQL.
  */
-async function startEnv(database: OwnDatabase, dataDir: string) {
-  const { NODE_ENV: _jestSetsIt, ...terminal } = process.env;
-  const [apiPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+async function startEnv(database: OwnDatabase | null, dataDir: string) {
+  const { NODE_ENV: _jestSetsIt, DATABASE_URL: _notNamed, ...terminal } = process.env;
+  const [apiPort, temporalPort, uiPort, pgPort] = [await freePort(), await freePort(), await freePort(), await freePort()];
   return {
     apiPort,
     temporalPort,
     uiPort,
     env: {
       ...terminal,
-      DATABASE_URL: database.url,
+      ...(database ? { DATABASE_URL: database.url } : { PG_PORT: String(pgPort) }),
       TEMPORAL_CLI: process.env.TEST_TEMPORAL_CLI,
       STACK_DATA_DIR: dataDir,
       PORT: String(apiPort),
@@ -63,29 +69,40 @@ async function startEnv(database: OwnDatabase, dataDir: string) {
   };
 }
 
+/** `npm start` in the background, and its output once it says the stack is up. */
+async function startStack(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; output: string }> {
+  const child = spawn('node', ['scripts/start.mjs'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return { child, output: await waitForOutput(child, /Ctrl-C stops everything/, 150_000) };
+}
+
+function exitOf(child: ChildProcess): Promise<number | null> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve(child.exitCode) : new Promise((resolve) => child.once('exit', resolve));
+}
+
+/** The stack as its data folder's stack.json names it. */
+function stackFileIn(dataDir: string): { pid: number; databaseUrl: string; processes: { name: string; pid: number }[] } {
+  return JSON.parse(readFileSync(path.join(dataDir, 'stack.json'), 'utf8'));
+}
+
 describe('npm start', () => {
-  let child: ChildProcess | undefined;
-  // A database of its own: the seed refuses one holding live keys, as the suites' shared ones do.
-  let database: OwnDatabase | undefined;
+  const children: ChildProcess[] = [];
   const dataDir = mkdtempSync(path.join(tmpdir(), 'stack-'));
   afterAll(async () => {
-    if (child && child.exitCode === null) {
-      const exited = new Promise((resolve) => child?.once('exit', resolve));
+    for (const child of children.filter((c) => c.exitCode === null && c.signalCode === null)) {
+      const exited = exitOf(child);
       child.kill('SIGINT');
       await exited;
     }
-    await database?.drop();
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('brings the stack up, prints a working key, refuses a second start and stops on Ctrl-C', async () => {
-    database = await ownDatabase('start_smoke');
-    const { apiPort, temporalPort, uiPort, env } = await startEnv(database, dataDir);
-    child = spawn('node', ['scripts/start.mjs'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const output = await waitForOutput(child, /Ctrl-C stops everything/, 150_000);
-    const key = /Test API key\s+(sk_test_\S+)/.exec(output)?.[1];
+  it('brings the stack up, comes back after kill -9 with a live key in its database, and starts again at once after a stop', async () => {
+    const { apiPort, temporalPort, uiPort, env } = await startEnv(null, dataDir);
+    const first = await startStack(env);
+    children.push(first.child);
+    const key = /Test API key\s+(sk_test_\S+)/.exec(first.output)?.[1];
     expect(key).toBeDefined();
-    expect(output).toContain(`http://localhost:${uiPort}`);
+    expect(first.output).toContain(`http://localhost:${uiPort}`);
 
     const base = `http://127.0.0.1:${apiPort}`;
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
@@ -99,7 +116,7 @@ describe('npm start', () => {
     expect(((await quote.json()) as { total_fare: number }).total_fare).toBeGreaterThan(0);
     expect((await fetch(`http://127.0.0.1:${uiPort}/`)).status).toBe(200);
 
-    // The README's first-time partner path: sign up, and the confirmation email is written in this
+    // docs/features.md's first-time partner path: sign up, and the confirmation email is written in this
     // stack's own data folder (not the default one another stack may be using); its link's button
     // opens the keys page in the browser that signed up.
     const browser = dashboardClient(base);
@@ -115,14 +132,48 @@ describe('npm start', () => {
     expect(second.status).toBe(1);
     expect(second.stdout).toMatch(/already running/);
 
-    const exited = new Promise<number | null>((resolve) => child?.once('exit', resolve));
-    child.kill('SIGINT');
+    // A developer tries live mode in the embedded database, and the stack is killed outright: its
+    // children are left running, and stack.json names them.
+    const stack = stackFileIn(dataDir);
+    expect(stack.processes.map((p) => p.name).sort()).toEqual(['API', 'Temporal dev server', 'embedded PostgreSQL', 'worker']);
+    const orm = await initOrm(stack.databaseUrl, 1);
+    try {
+      await makePartner(orm);
+    } finally {
+      await orm.close();
+    }
+    const killed = exitOf(first.child);
+    process.kill(stack.pid, 'SIGKILL');
+    await killed;
+
+    const back = await startStack(env);
+    children.push(back.child);
+    expect(back.output).toMatch(new RegExp(`The last stack \\(pid ${stack.pid}\\) ended without stopping what it started; stopped its `));
+    expect(back.output).not.toContain('Refusing to seed');
+    expect(back.output).toContain('Demo partner   demo@example.com (password: demo-password): no new key, this database holds 1 live-mode API key');
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    // The demo key printed first still works: nothing was lost with the kill.
+    expect((await fetch(`${base}/api/v1/partner/deliveries`, { headers: { Authorization: `Bearer ${key}` } })).status).toBe(200);
+
+    // Stopped, and started again the moment the API has gone: the new start waits for the old
+    // one to finish stopping instead of calling it running.
+    const stopped = exitOf(back.child);
+    back.child.kill('SIGTERM');
+    await waitWhileOpen(apiPort);
+    const again = await startStack(env);
+    children.push(again.child);
+    expect(await stopped).toBe(0);
+    expect(again.output).not.toMatch(/already running/);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+
+    const exited = exitOf(again.child);
+    again.child.kill('SIGINT');
     await exited;
     await expect(fetch(`${base}/healthz`)).rejects.toThrow();
-    // Nothing it started is left behind: the Temporal dev server's port is free again.
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Nothing it started is left behind, and the stack file goes last.
     expect(await portOpen(temporalPort)).toBe(false);
-  }, 200_000);
+    expect(existsSync(path.join(dataDir, 'stack.json'))).toBe(false);
+  }, 400_000);
 
   it('stops at once, in one line, on a database holding a live key, and starts no API', async () => {
     const withLiveKey = await ownDatabase('start_live');
