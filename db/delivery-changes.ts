@@ -19,7 +19,7 @@ function assignments(change: DropChange): { sql: string[]; values: unknown[] } {
 /** A re-pricing as recorded: its number among the delivery's, and the debit it calls for, if any. */
 export interface RecordedFareChange {
   seq: number;
-  /** Pesewas: the new fare less the one before, or 0 when it is not higher (nothing is refunded). */
+  /** Pesewas: what the new fare exceeds every fare before it by, or 0 (nothing is refunded). */
   debitAmount: number;
   /** The debit's gateway reference; null when there is nothing to debit. */
   debitReference: string | null;
@@ -56,11 +56,17 @@ export async function applyDeliveryChange(em: EntityManager, deliveryId: string,
   });
 }
 
+/**
+ * The debit is what the new fare exceeds the highest fare asked so far by (`fareAsked`: the fare
+ * now, and every fare before and after each change), so a rise after a fall takes nothing twice.
+ */
 async function recordFareChange(tx: EntityManager, deliveryId: string, previousTotal: number, { changeId, fare }: Repricing): Promise<RecordedFareChange> {
   const [recorded] = await tx.execute<{ seq: number; debit_amount: number }[]>(
     `with inserted as (
        insert into fare_changes (delivery_id, seq, change_id, previous_total_fare, total_fare, debit_amount)
-       select ?, coalesce(max(seq), 0) + 1, ?, ?, ?, greatest(? - ?, 0) from fare_changes where delivery_id = ?
+       select ?, coalesce(max(seq), 0) + 1, ?, ?, ?,
+              greatest(?::int - greatest(?::int, coalesce(max(previous_total_fare), 0), coalesce(max(total_fare), 0)), 0)
+       from fare_changes where delivery_id = ?
        on conflict (change_id) do nothing
        returning seq, debit_amount)
      select seq, debit_amount from inserted

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as deliveries from '../../db/deliveries';
 import { changesPlaces, dropsTouched, routeAfter, type DeliveryChange, type DropChange } from '../../domain/delivery-change';
 import type { DeliveryParts } from '../../domain/delivery-view';
-import { fareDifference } from '../../domain/fare-change';
+import { fareAsked, fareDifference } from '../../domain/fare-change';
 import type { LatLng } from '../../domain/geo';
 import { pesewasToCedis } from '../../domain/money';
 import { priceRoute, quoteView, type Fare } from '../../domain/pricing';
@@ -61,9 +61,10 @@ function fareOf({ delivery: d }: DeliveryParts): Fare {
 export type ChangePreview = ReturnType<typeof previewOf>;
 
 function previewOf(parts: DeliveryParts, before: Fare, after: Fare) {
-  const { debit, refund } = fareDifference(before.totalFare, after.totalFare);
+  const { debit, refund } = fareDifference(fareAsked(before.totalFare, parts.fareChanges), after.totalFare);
   let message: string;
-  if (debit > 0) message = `The fare rises by ${pesewasToCedis(debit).toFixed(2)} cedis: that difference will be debited on its own`;
+  if (debit > 0) message = `The fare rises above what was already debited by ${pesewasToCedis(debit).toFixed(2)} cedis: that difference will be debited on its own`;
+  else if (after.totalFare > before.totalFare) message = 'The fare rises, but no higher than what was already debited: nothing more is debited';
   else if (after.totalFare < before.totalFare) message = 'The fare falls: nothing is refunded, as the contract has no refunds';
   else message = 'The fare does not change';
   return {

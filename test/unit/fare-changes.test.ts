@@ -1,6 +1,6 @@
 import { debitReference, parseDebitReference } from '../../domain/debit-reference';
 import { changesPlaces, routeAfter, sameRoute } from '../../domain/delivery-change';
-import { amountPaid, bookedFare, fareDifference, type FareChange } from '../../domain/fare-change';
+import { amountPaid, bookedFare, fareAsked, fareDifference, type FareChange } from '../../domain/fare-change';
 
 const ID = '3f1c2a9e-8d4b-4c1e-9a7f-2b6d5e4c3a21';
 const change = (previousTotalFare: number, totalFare: number, debitState: FareChange['debitState']): FareChange => ({
@@ -24,6 +24,17 @@ describe('a change of places and what it costs', () => {
   it('debits a higher fare’s difference and refunds nothing for a lower one', () => {
     expect(fareDifference(1500, 1800)).toEqual({ debit: 300, refund: 0 });
     expect(fareDifference(1800, 1500)).toEqual({ debit: 0, refund: 0 });
+  });
+
+  it('debits a rise after a fall only above the highest fare asked before, failed debits included', () => {
+    // Booked at 1500, moved to 1800 (300 debited), back to 1500, then to 1800 again and on to 2000.
+    const trail = [change(1500, 1800, 'paid'), { ...change(1800, 1500, null), seq: 2 }];
+    expect(fareAsked(1500, trail)).toBe(1800);
+    expect(fareDifference(fareAsked(1500, trail), 1800)).toEqual({ debit: 0, refund: 0 });
+    expect(fareDifference(fareAsked(1500, trail), 2000)).toEqual({ debit: 200, refund: 0 });
+    expect(fareAsked(1500, [])).toBe(1500);
+    // A difference the network refused is still owed (the reconciliation may yet find it taken).
+    expect(fareAsked(1500, [change(1500, 1800, 'failed'), { ...change(1800, 1500, null), seq: 2 }])).toBe(1800);
   });
 
   it('counts as paid what the network confirmed: the fare as booked, then each change’s difference', () => {
