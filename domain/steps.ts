@@ -89,6 +89,10 @@ export const anotherRiderAccepting = (status: DeliveryStatus): Refusal =>
 export const routeChangedMeanwhile = (status: DeliveryStatus): Refusal =>
   refuse(REFUSAL.conflict, 'Another change of places was made meanwhile; send this one again', status);
 
+/** A partner's change of places is being written: the job a rider would accept is about to move. */
+export const placesBeingChanged = (status: DeliveryStatus): Refusal =>
+  refuse(REFUSAL.conflict, 'The partner is changing where this job goes; try again in a moment', status);
+
 /** Why `step` is refused on `delivery`, or null when the contract's rules allow it. */
 export function refusalFor(delivery: DeliverySnapshot, step: Step): Refusal | null {
   switch (step.kind) {

@@ -167,6 +167,31 @@ describe("a partner's change of recipients", () => {
       ]);
     });
 
+    it('refuses an accept while a change of places is being written; the rider tries again and takes the moved job', async () => {
+      const world = new FakeWorld();
+      let release = () => undefined as void;
+      world.changeGate = new Promise((resolve) => (release = resolve));
+      const writing = new Promise<void>((resolve) => (world.onChangeWriting = resolve));
+      const i = input();
+      await env().withWorker(world, async () => {
+        const handle = await env().startDelivery(i);
+        const changing = handle.executeUpdate(changeBookingUpdate, { args: [move(routeOf(i), 1800)] });
+        await writing;
+        expect(await refusalOf(handle.executeUpdate(acceptUpdate, { args: [KOFI] }))).toMatchObject({
+          type: 'Conflict',
+          message: 'The partner is changing where this job goes; try again in a moment',
+          details: { status: 'pending' },
+        });
+        release();
+        await changing;
+        expect((await handle.executeUpdate(acceptUpdate, { args: [KOFI] })).status).toBe('accepted');
+        await handle.executeUpdate(cancelUpdate);
+        await handle.result();
+      });
+      expect(world.statuses()).toEqual(['accepted', 'cancelled']);
+      expect(world.changes).toHaveLength(1);
+    });
+
     it('refuses places once a rider has the job, and still takes recipients', async () => {
       const world = new FakeWorld();
       const i = input();

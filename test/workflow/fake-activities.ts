@@ -61,6 +61,9 @@ export class FakeWorld {
   transitionWriteMs = 0;
   /** Each change written, in order. */
   readonly changes: DeliveryChange[] = [];
+  /** When set, a change's write waits for it, and calls `onChangeWriting` first: a race with the write can be arranged. */
+  changeGate: Promise<void> | null = null;
+  onChangeWriting: (() => void) | null = null;
   /** The drops whose code was issued anew, each time, by position. */
   readonly reissuedCodes: number[][] = [];
 
@@ -82,6 +85,8 @@ export function createFakeActivities(world: FakeWorld): Activities {
     },
     async textHandoverCodes() {},
     async recordDeliveryChange({ deliveryId, change }) {
+      world.onChangeWriting?.();
+      if (world.changeGate) await world.changeGate;
       // As Postgres keeps it: a retried write finds its fare change and records nothing twice.
       const seen = world.changes.findIndex((c) => c.repricing && c.repricing.changeId === change.repricing?.changeId);
       if (seen < 0) world.changes.push(change);

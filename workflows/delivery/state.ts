@@ -4,6 +4,7 @@ import { ACTIVE_FOR_RIDER, FINAL_DROP, isTerminal, type DeliveryStatus, type Pay
 import {
   anotherRiderAccepting,
   handoverInProgress,
+  placesBeingChanged,
   refusalFor,
   riderBusy,
   riderNotFree,
@@ -111,6 +112,9 @@ export class Delivery {
   checkAccept(): void {
     // While another rider's accept is being written the job is still `pending`, as details say.
     if (this.accepting) throw failureOf(anotherRiderAccepting(this.status));
+    // A change of places is refused during an accept, and an accept during one: the rider takes
+    // the job as it will be, priced as it will be.
+    if (this.changingPlaces) throw failureOf(placesBeingChanged(this.status));
     throwIfRefused(refusalFor(this.rulesView(), { kind: 'accept' }));
   }
 
