@@ -12,6 +12,8 @@ import { allowOnly } from './middleware/allow-only';
 import { errorHandler } from './middleware/error-handler';
 import { integerQuery } from './middleware/integer-query';
 import { jsonBody } from './middleware/json-body';
+import { refuseUnknownFields } from './middleware/unknown-fields';
+import { DeliveryChangeRequest } from './openapi/schemas';
 import { headAsGet } from './middleware/head-as-get';
 import { httpMetrics } from './middleware/http-metrics';
 import { partnerAuth } from './middleware/partner-auth';
@@ -110,6 +112,9 @@ export function createApp(deps: AppDeps): HttpApi {
   api.use(headAsGet);
   // Only the lists take a page; elsewhere `limit` and `offset` are unknown query fields, ignored.
   api.get(['/partner/deliveries', '/partner/webhook/deliveries'], integerQuery);
+  // The validator drops fields a schema does not name; a change of a booking refuses them instead,
+  // so a misspelled `dry_run` never makes the change real.
+  api.patch('/partner/deliveries/:id', refuseUnknownFields(DeliveryChangeRequest));
   api.use(
     OpenApiValidator.middleware({
       apiSpec: forRequestValidation(document) as never,
