@@ -71,7 +71,7 @@ describe.each(LANGUAGES)('the %s client', (_name, language) => {
     expect((await partnerClient(stack.baseUrl, partner.testKey).deliveries.get(seen.booked.id)).status).toBe('cancelled');
   }, 60_000);
 
-  it('runs the booking example as the README shows it', async () => {
+  it('runs the booking example as docs/clients.md shows it', async () => {
     const partner = await makePartner(stack.orm);
     await partnerClient(stack.baseUrl, partner.testKey).paymentMethods.create({ provider: 'network_a', phone: '+233241230001', account_name: 'Shop' });
     const ran = await run(language.bookingExample, { DELIVERY_BASE_URL: stack.baseUrl, DELIVERY_API_KEY: partner.testKey });

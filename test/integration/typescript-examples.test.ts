@@ -4,7 +4,7 @@ import { ourProgram } from '../helpers/child-process';
 import { startTestStack, type TestStack } from '../helpers/stack';
 
 /**
- * The TypeScript client's examples (clients/typescript/examples), as the README and /docs show
+ * The TypeScript client's examples (clients/typescript/examples), as docs/clients.md and /docs show
  * them, run against the running service as their first line says. The PHP and Python ones are run
  * by php-python-clients.test.ts.
  */

@@ -4,7 +4,7 @@ import { buildOpenApiDocument } from '../../api/openapi/document';
 
 /**
  * The booking example and webhook receiver of each client are files the integration tests run
- * (typescript-examples, php-client, python-client); the README and /docs show exactly those files.
+ * (typescript-examples, php-client, python-client); docs/clients.md and /docs show exactly those files.
  */
 
 const root = path.join(__dirname, '..', '..');
@@ -16,10 +16,10 @@ const examples = [
 const fenced = (fence: string, file: string) => `\`\`\`${fence}\n${readFileSync(path.join(root, file), 'utf8')}\`\`\``;
 
 describe.each(examples)('the $fence examples', ({ fence, book, webhook }) => {
-  it('are in the README character for character', () => {
-    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-    expect(readme).toContain(fenced(fence, book));
-    expect(readme).toContain(fenced(fence, webhook));
+  it('are in docs/clients.md character for character', () => {
+    const page = readFileSync(path.join(root, 'docs', 'clients.md'), 'utf8');
+    expect(page).toContain(fenced(fence, book));
+    expect(page).toContain(fenced(fence, webhook));
   });
 
   it('are on /docs: the booking under Book a delivery, the receiver under the status callback', () => {

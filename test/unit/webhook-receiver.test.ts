@@ -15,10 +15,10 @@ const body = JSON.stringify({
   data: { id: '7f7c3f0e-3b7e-4f5e-9d43-0c0a5a2c9b11', status: 'accepted', recipient_name: 'Ama Serwaa — Osu' },
 });
 
-describe('the receiver example in the README', () => {
+describe('the receiver example in docs/webhook-receiver-example.md', () => {
   it('is, character for character, the receiver the tests run', () => {
-    const readme = readFileSync(path.join(root, 'README.md'), 'utf8');
-    const example = /## Receiving webhooks[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)?.[1];
+    const page = readFileSync(path.join(root, 'docs', 'webhook-receiver-example.md'), 'utf8');
+    const example = /## The example receiver[\s\S]*?```ts\n([\s\S]*?)```/.exec(page)?.[1];
     expect(example).toBe(readFileSync(path.join(root, 'test', 'helpers', 'webhook-receiver.ts'), 'utf8'));
   });
 });
