@@ -124,13 +124,25 @@ describe('changing a booking', () => {
     expect((await patch({ dropoff_lat: 5.6 })).body.error.details).toEqual({ dropoff_lng: 'is required with dropoff_lat' });
     expect((await patch({ dropoff_lat: 0, dropoff_lng: 0 })).body.error.details).toEqual({ dropoff_lat: 'outside the service area' });
     expect((await patch({ recipient_name: 'Ama', pickup_address: 'Osu' })).body.error.details).toEqual({ pickup_address: 'cannot be changed' });
+    // A misspelled field is refused, never dropped: a `dryRun` taken for real would move the drop and debit.
+    const misspelled = await patch({ dryRun: true, dropoff_lat: ACCRA.legon.lat, dropoff_lng: ACCRA.legon.lng, additional_stops: [{ index: 0, recipent_name: 'Ama' }] });
+    expect(misspelled.status).toBe(400);
+    expect(misspelled.body.error).toMatchObject({
+      code: 'bad_request',
+      message: 'Unknown fields: dryRun, additional_stops[0].recipent_name',
+      details: {
+        dryRun: 'is not a field of this request; did you mean dry_run?',
+        'additional_stops[0].recipent_name': 'is not a field of this request; did you mean recipient_name?',
+      },
+    });
+    expect((await partner.client.get(`/partner/deliveries/${created.id}`)).body).toMatchObject({ dropoff_lat: created.dropoff_lat, fare_changes: [] });
     const other = await livePartner(stack);
     expect((await other.client.call('PATCH', `/partner/deliveries/${created.id}`, { recipient_name: 'Mine now' })).status).toBe(404);
     expect((await partner.client.get(`/partner/deliveries/${created.id}`)).body.recipient_name).toBe(created.recipient_name);
     await partner.client.post(`/partner/deliveries/${created.id}/cancel`);
   });
 
-  it('moves a drop while pending: a dry run tells the fare first, a higher fare debits its difference on its own, a lower one refunds nothing', async () => {
+  it('moves a drop while pending: a dry run tells the fare first, a higher fare debits its difference on its own, a lower one refunds nothing, and a rise back debits nothing twice', async () => {
     const partner = await livePartner(stack);
     const created = await book(stack.baseUrl, partner.liveKey, { dropoff_lat: ACCRA.osu.lat, dropoff_lng: ACCRA.osu.lng, dropoff_address: 'Osu' });
     const patch = (body: unknown, key?: string) =>
@@ -172,13 +184,24 @@ describe('changing a booking', () => {
     expect(nearer.body.total_fare).toBe(created.total_fare);
     expect(nearer.body.fare_changes[1]).toMatchObject({ previous_total_fare: higher, total_fare: created.total_fare, debit_amount: 0, debit_status: null });
     expect(nearer.body.amount_paid).toBeCloseTo(higher, 2);
-    expect((await debitsOf(stack.orm, created.id)).map((d) => d.amount)).toEqual([Math.round(created.total_fare * 100), Math.round((higher - created.total_fare) * 100)]);
+    const twoDebits = [Math.round(created.total_fare * 100), Math.round((higher - created.total_fare) * 100)];
+    expect((await debitsOf(stack.orm, created.id)).map((d) => d.amount)).toEqual(twoDebits);
+
+    // Out to Legon again: that fare was debited once already, so nothing more is, and the preview says so.
+    const again = await patch({ ...farther, dry_run: true });
+    expect(again.body).toMatchObject({ fare_before: { total_fare: created.total_fare }, fare_after: { total_fare: higher }, debit_amount: 0 });
+    expect(again.body.message).toMatch(/^The fare rises, but no higher than what was already debited: nothing more is debited\./);
+    const returned = await patch(farther);
+    expect(returned.body.total_fare).toBe(higher);
+    expect(returned.body.fare_changes[2]).toMatchObject({ previous_total_fare: created.total_fare, total_fare: higher, debit_amount: 0, debit_status: null });
+    expect(returned.body.amount_paid).toBeCloseTo(higher, 2);
+    expect((await debitsOf(stack.orm, created.id)).map((d) => d.amount)).toEqual(twoDebits);
 
     // The rider who takes the job sees where it goes now; from then on places are refused.
     const rider = await riderApp(stack.baseUrl, stack.orm);
     await rider.take(created.id);
     const job = (await rider.client.get('/rider/deliveries/current')).body;
-    expect([job.dropoff_lat, job.dropoff_lng, job.dropoff_address]).toEqual([ACCRA.osu.lat, ACCRA.osu.lng, 'University of Ghana, Legon']);
+    expect([job.dropoff_lat, job.dropoff_lng, job.dropoff_address]).toEqual([ACCRA.legon.lat, ACCRA.legon.lng, 'University of Ghana, Legon']);
     const late = await patch({ dropoff_address: 'Elsewhere' });
     expect(late.status).toBe(400);
     expect(late.body.error.details).toEqual({ status: 'accepted' });
