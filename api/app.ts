@@ -114,7 +114,7 @@ export function createApp(deps: AppDeps): HttpApi {
   api.get(['/partner/deliveries', '/partner/webhook/deliveries'], integerQuery);
   // The validator drops fields a schema does not name; a change of a booking refuses them instead,
   // so a misspelled `dry_run` never makes the change real.
-  api.patch('/partner/deliveries/:id', refuseUnknownFields(DeliveryChangeRequest));
+  api.use(refuseUnknownFields([{ method: 'PATCH', path: /^\/partner\/deliveries\/[^/]+$/, schema: DeliveryChangeRequest }]));
   api.use(
     OpenApiValidator.middleware({
       apiSpec: forRequestValidation(document) as never,

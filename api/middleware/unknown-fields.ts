@@ -74,16 +74,27 @@ export function unknownFields(schema: TSchema, value: unknown, at = ''): Record<
   return found;
 }
 
+/** An operation whose JSON body refuses unknown fields, by its method and path under the API prefix. */
+export interface StrictBody {
+  method: string;
+  path: RegExp;
+  schema: TSchema;
+}
+
 /**
- * Refuses a JSON body that names a field `schema` does not have, 400 with each in `details`: a
- * misspelled field (`dryRun` for `dry_run`) would otherwise be dropped by the validator, and the
- * request go ahead without what the partner meant (decision 0182).
+ * Refuses a JSON body that names a field its operation's schema does not have, 400 with each in
+ * `details`: a misspelled field (`dryRun` for `dry_run`) would otherwise be dropped by the
+ * validator, and the request go ahead without what the partner meant (decision 0182). Paths are
+ * matched as sent, before anything decodes them, so a malformed one still reaches the validator's
+ * own answer.
  */
-export function refuseUnknownFields(schema: TSchema): RequestHandler {
+export function refuseUnknownFields(operations: readonly StrictBody[]): RequestHandler {
   return (req, _res, next) => {
     const body: unknown = req.body;
     if (body === null || typeof body !== 'object' || Array.isArray(body)) return next();
-    const found = unknownFields(schema, body);
+    const operation = operations.find((op) => op.method === req.method && op.path.test(req.path));
+    if (!operation) return next();
+    const found = unknownFields(operation.schema, body);
     const names = Object.keys(found);
     if (names.length === 0) return next();
     next(ApiError.badRequest(`Unknown field${names.length === 1 ? '' : 's'}: ${names.join(', ')}`, found));
