@@ -1,3 +1,4 @@
+import * as handoverPhotos from '../db/handover-photos';
 import * as idempotency from '../db/idempotency';
 import * as retention from '../db/retention';
 import type { ActivityDeps } from './deps';
@@ -24,6 +25,24 @@ export async function redactDeliveries({ orm, photos }: Pick<ActivityDeps, 'orm'
 }
 
 /**
+ * How long a hand-over photo may wait for its hand-over's answer: one still an upload after this
+ * was neither taken nor refused (the API stopped before it heard) and is no proof of anything.
+ */
+const UNDECIDED_UPLOAD_HOURS = 24;
+
+/** Removes the uploads nobody decided on, record first, so a removal that fails leaves no row pointing at nothing. */
+async function forgetUndecidedUploads({ orm, photos }: Pick<ActivityDeps, 'orm' | 'photos'>): Promise<number> {
+  const em = orm.em.fork();
+  let removed = 0;
+  for (const key of await handoverPhotos.undecidedUploads(em, UNDECIDED_UPLOAD_HOURS)) {
+    if (!(await handoverPhotos.forgetUpload(em, key))) continue;
+    await photos.delete(key);
+    removed += 1;
+  }
+  return removed;
+}
+
+/**
  * The retention round's steps (workflows/retention.ts, started daily by a Temporal Schedule):
  * recipients' names, phones, notes and photos of deliveries that ended before a cutoff are
  * redacted, and the copies that outlive their use by hours, not days, are removed.
@@ -44,13 +63,15 @@ export function createRetentionActivities({ orm, photos, logger }: Pick<Activity
     /**
      * Removes what outlives its use by hours: the hand-over codes of jobs no longer active (a code
      * written as its job ended; the ending transition removes the rest) and the answers kept for
-     * repeated bookings past their 24 hours, which carry the recipients as booked.
+     * repeated bookings past their 24 hours, which carry the recipients as booked, and hand-over
+     * photos whose hand-over was never decided (UNDECIDED_UPLOAD_HOURS).
      */
-    async forgetShortLivedCopies(): Promise<{ codeTexts: number; codeHashes: number }> {
+    async forgetShortLivedCopies(): Promise<{ codeTexts: number; codeHashes: number; photoUploads: number }> {
       const em = orm.em.fork();
       const { texts, codes } = await retention.forgetEndedJobCodes(em);
       await idempotency.sweepExpired(em);
-      return { codeTexts: texts, codeHashes: codes };
+      const photoUploads = await forgetUndecidedUploads({ orm, photos });
+      return { codeTexts: texts, codeHashes: codes, photoUploads };
     },
   };
 }

@@ -1,4 +1,6 @@
 import * as deliveries from '../db/deliveries';
+import * as handoverPhotos from '../db/handover-photos';
+import { FINAL_DROP } from '../domain/lifecycle';
 import * as reassignment from '../db/reassignment';
 import * as transitions from '../db/transitions';
 import type { TransitionRecord } from '../db/transitions';
@@ -23,6 +25,15 @@ async function readBefore({ orm }: ActivityDeps, deliveryId: string, riderId: st
   return parts;
 }
 
+/**
+ * The workflow took the hand-over that brought `photoKey`: that upload becomes the drop's photo,
+ * before the change is read and written, and a photo it replaced is removed from the store.
+ */
+async function keepAcceptedPhoto({ orm, photos }: ActivityDeps, deliveryId: string, position: number, photoKey: string): Promise<void> {
+  const replaced = await handoverPhotos.keepAccepted(orm.em.fork(), deliveryId, position, photoKey);
+  if (replaced) await photos.delete(replaced);
+}
+
 export function createTransitionActivities(deps: ActivityDeps) {
   const { orm, settings } = deps;
   return {
@@ -32,6 +43,7 @@ export function createTransitionActivities(deps: ActivityDeps) {
      * db/transitions.ts).
      */
     async recordTransition(record: TransitionRecord): Promise<{ eventId: string | null }> {
+      if (record.photoKey) await keepAcceptedPhoto(deps, record.deliveryId, FINAL_DROP, record.photoKey);
       const before = await readBefore(deps, record.deliveryId, record.riderId);
       const eta = await timed('eta', () => etaAtChange(deps, record, before));
       const recorded = await timed('write', () => transitions.record(orm.em, record, before, settings.siteUrl, eta));
@@ -62,6 +74,7 @@ export function createTransitionActivities(deps: ActivityDeps) {
 
     /** An additional stop handed over (no webhook: the contract has no event for it). */
     async recordStopHandover(record: { deliveryId: string; index: number; at: string; photoKey: string | null; lat?: number | null; lng?: number | null }) {
+      if (record.photoKey) await keepAcceptedPhoto(deps, record.deliveryId, record.index, record.photoKey);
       await transitions.recordStopHandover(orm.em.fork(), record);
     },
   };

@@ -22,6 +22,8 @@ export interface TransitionRecord {
   lng: number | null;
   /** Workflow time of the change. */
   at: string;
+  /** The photo of the hand-over that made the delivery `delivered`, when its proof is one. */
+  photoKey?: string;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { Request } from 'express';
 import * as handoverPhotos from '../../db/handover-photos';
@@ -6,6 +7,7 @@ import type { VerificationMethod } from '../../domain/lifecycle';
 import { PHOTO_TYPES } from '../../domain/limits';
 import type { ProofKind } from '../../domain/steps';
 import type { HandoverProof } from '../../workflows/messages';
+import { photoKeyOf } from '../../integrations/storage/photo-store';
 import type { AppDeps } from '../app-deps';
 import { ApiError } from '../api-error';
 import type { StagedUpload } from './photo-staging';
@@ -61,10 +63,31 @@ export async function readHandoverProof(
     // The leading bytes were kept as the upload streamed past; the photo is not read back for them.
     const type = imageType(photo.head);
     if (!type) throw ApiError.badRequest('The photo must be a JPEG, PNG or WebP image', { photo: 'must be image/jpeg, image/png or image/webp' });
-    const name = `${delivery.id}-${position === FINAL_DROP ? 'final' : `stop-${position}`}-${Date.now()}.${type.split('/')[1]}`;
+    // Each try under a key of its own: two hand-overs racing never write one file, and only the
+    // one the workflow accepts becomes the drop's photo (db/handover-photos.ts).
+    const name = `${delivery.id}-${position === FINAL_DROP ? 'final' : `stop-${position}`}-${randomUUID()}.${type.split('/')[1]}`;
+    const upload = { deliveryId: delivery.id, position, contentType: type, sizeBytes: photo.size };
+    // Recorded first, so a file stored by a request that then stops is still found and removed.
+    await handoverPhotos.recordUpload(orm.em.fork(), { ...upload, storageKey: photoKeyOf(name) });
     const storageKey = await photos.put(name, createReadStream(photo.path), type);
-    await handoverPhotos.save(orm.em.fork(), { deliveryId: delivery.id, position, storageKey, contentType: type, sizeBytes: photo.size });
     return { kind: 'photo', storageKey };
   }
   return { kind: 'none' };
+}
+
+/**
+ * Sends a hand-over with its proof; a photo whose hand-over the workflow refused is removed, file
+ * and record. Without an answer (Temporal unreachable) the photo stays an upload until the
+ * retention round, since the hand-over may still be taken.
+ */
+export async function handOverWith<T>({ orm, photos }: AppDeps, proof: HandoverProof, send: () => Promise<T>): Promise<T> {
+  try {
+    return await send();
+  } catch (error) {
+    const refused = error instanceof ApiError && error.status < 500;
+    if (proof.kind === 'photo' && refused && (await handoverPhotos.forgetUpload(orm.em.fork(), proof.storageKey))) {
+      await photos.delete(proof.storageKey);
+    }
+    throw error;
+  }
 }

@@ -11,7 +11,7 @@ import { riderOf } from '../middleware/rider-auth';
 import { throwIfRefused } from '../refusals';
 import { ServerTiming } from '../server-timing';
 import { sendDeliveryUpdate } from '../temporal/delivery-updates';
-import { proofBrought, readHandoverProof } from './handover-proof';
+import { handOverWith, proofBrought, readHandoverProof } from './handover-proof';
 import { answerStep, createJobView } from './job-view';
 
 /** The job a rider holds and its steps: pick-up, departure, each stop and the final hand-over. */
@@ -73,7 +73,9 @@ export function createRiderJobRouter(deps: AppDeps): Router {
     );
     const proof = await timing.measure('proof', () => readHandoverProof(deps, req, delivery, index));
     await answerStep(res, timing, views, { read, deliveryId: delivery.id, riderId, callsMeanwhile: true }, () =>
-      sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(completeStopUpdate, { args: [{ riderId, ...position, index, proof }] }), statusOf(delivery.id)),
+      handOverWith(deps, proof, () =>
+        sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(completeStopUpdate, { args: [{ riderId, ...position, index, proof }] }), statusOf(delivery.id)),
+      ),
     );
   });
 
@@ -86,7 +88,9 @@ export function createRiderJobRouter(deps: AppDeps): Router {
     const proof = await timing.measure('proof', () => readHandoverProof(deps, req, delivery, FINAL_DROP));
     // The job ends with this step: its call numbers are ended once it has, not asked for meanwhile.
     await answerStep(res, timing, views, { read, deliveryId: delivery.id, riderId, callsMeanwhile: false }, () =>
-      sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(deliverUpdate, { args: [{ riderId, ...position, proof }] }), statusOf(delivery.id)),
+      handOverWith(deps, proof, () =>
+        sendDeliveryUpdate(deps, delivery.id, (h) => h.executeUpdate(deliverUpdate, { args: [{ riderId, ...position, proof }] }), statusOf(delivery.id)),
+      ),
     );
   });
 

@@ -25,6 +25,7 @@ import { Migration20261130000000_stop_handover_position } from './Migration20261
 import { Migration20261130050000_sandbox_rider } from './Migration20261130050000_sandbox_rider';
 import { Migration20261130060000_fare_changes } from './Migration20261130060000_fare_changes';
 import { Migration20261201000000_delivery_etas } from './Migration20261201000000_delivery_etas';
+import { Migration20261207000000_handover_photo_uploads } from './Migration20261207000000_handover_photo_uploads';
 
 /** Every migration in order; listed so bundlers and test runners need no file globbing. */
 export const migrationsList = [
@@ -55,4 +56,5 @@ export const migrationsList = [
   { name: 'Migration20261130050000_sandbox_rider', class: Migration20261130050000_sandbox_rider },
   { name: 'Migration20261130060000_fare_changes', class: Migration20261130060000_fare_changes },
   { name: 'Migration20261201000000_delivery_etas', class: Migration20261201000000_delivery_etas },
+  { name: 'Migration20261207000000_handover_photo_uploads', class: Migration20261207000000_handover_photo_uploads },
 ];

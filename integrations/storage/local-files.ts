@@ -3,14 +3,14 @@ import { mkdir, readFile, rm, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { PhotoStore } from './photo-store';
+import { photoKeyOf, type PhotoStore } from './photo-store';
 
 /** The offline default: files under `.data/uploads`. */
 export class LocalFilePhotos implements PhotoStore {
   constructor(private readonly dir: string) {}
 
   async put(name: string, bytes: Readable): Promise<string> {
-    const key = name.replace(/[^A-Za-z0-9._-]/g, '_');
+    const key = photoKeyOf(name);
     await mkdir(this.dir, { recursive: true });
     const file = path.join(this.dir, key);
     try {

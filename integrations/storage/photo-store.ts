@@ -1,8 +1,13 @@
 import type { Readable } from 'node:stream';
 
+/** The key a store keeps `name` under: the name with anything but letters, digits, `.`, `_` and `-` made `_`. */
+export function photoKeyOf(name: string): string {
+  return name.replace(/[^A-Za-z0-9._-]/g, '_');
+}
+
 /** Where hand-over photos are kept. */
 export interface PhotoStore {
-  /** Stores the bytes as they are read (a photo is up to 5 MB) and returns a key to find them again. */
+  /** Stores the bytes as they are read (a photo is up to 5 MB) and returns a key to find them again (`photoKeyOf(name)`). */
   put(name: string, bytes: Readable, contentType: string): Promise<string>;
   get(key: string): Promise<Buffer | null>;
   /** Removes a photo; one already gone is no error. */

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { DeleteObjectCommand, GetObjectCommand, NoSuchKey, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
-import type { PhotoStore } from './photo-store';
+import { photoKeyOf, type PhotoStore } from './photo-store';
 
 export interface S3PhotosOptions {
   bucket: string;
@@ -46,7 +46,7 @@ export class S3Photos implements PhotoStore {
   }
 
   async put(name: string, bytes: Readable, contentType: string): Promise<string> {
-    const key = name.replace(/[^A-Za-z0-9._-]/g, '_');
+    const key = photoKeyOf(name);
     // S3 wants the length before the body; a photo is at most 5 MB and the API reads a bounded
     // number at once (UPLOADS_MAX_CONCURRENT), so it is read whole first.
     const body = Buffer.concat(await bytes.toArray());

@@ -83,6 +83,18 @@ export function handoverPhotosOf(orm: Orm, deliveryId: string): Promise<Handover
   return rows(orm, 'select position, storage_key, content_type, size_bytes from handover_photos where delivery_id = ? order by position desc', [deliveryId]);
 }
 
+/** The keys of a delivery's hand-over photos still waiting for their hand-over's answer. */
+export async function photoUploadsOf(orm: Orm, deliveryId: string): Promise<string[]> {
+  const found = await rows<{ storage_key: string }>(orm, 'select storage_key from handover_photo_uploads where delivery_id = ? order by created_at', [deliveryId]);
+  return found.map((row) => row.storage_key);
+}
+
+/** Puts an upload's clock back by `age`. */
+export function agePhotoUpload(orm: Orm, storageKey: string, age: Age): Promise<void> {
+  const when = ago(age);
+  return write(orm, `update handover_photo_uploads set created_at = ${when.sql} where storage_key = ?`, [...when.params, storageKey]);
+}
+
 /** The masked-call sessions of a delivery, each with whether it was closed. */
 export function callSessionsOf(orm: Orm, deliveryId: string): Promise<{ closed: boolean }[]> {
   return rows(orm, 'select closed_at is not null as closed from proxy_call_sessions where delivery_id = ? order by created_at', [deliveryId]);

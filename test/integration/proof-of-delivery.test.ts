@@ -6,6 +6,13 @@ import { riderApp } from '../helpers/riders';
 import { readOutbox } from '../../db/sms-outbox';
 import type { Handover } from '../../clients/typescript/src';
 import { liveDashboardOwner } from '../helpers/dashboard';
+import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
+import { Readable } from 'node:stream';
+import { agePhotoUpload, handoverPhotosOf, photoUploadsOf } from '../helpers/db-deliveries';
+import { recordUpload } from '../../db/handover-photos';
+import { FINAL_DROP } from '../../domain/lifecycle';
+import { createRetentionActivities } from '../../activities/retention';
 
 // Proof of delivery (GET /partner/deliveries/{id}/proof) over real HTTP, with photos in local
 // files served by the API's own signed links. Links live 6 s here, so their end can be seen.
@@ -123,6 +130,52 @@ describe('proof of delivery', () => {
     expect(dropPhoto!.status).toBe(200);
     expect(dropPhoto!.headers.get('content-type')).toBe('image/png');
     expect(Buffer.from(await dropPhoto!.arrayBuffer()).equals(PNG)).toBe(true);
+  });
+
+  it('keeps only the photo of the hand-over the workflow took: the others racing it are removed, file and record', async () => {
+    const { partner, rider, created } = await underWay('photo');
+    await rider.at(AT_STOP);
+    await rider.handOverWithPhoto(created.id, 0, JPEG);
+    await rider.at(AT_DROP);
+    // Three hand-overs of the final drop at once, each with photo bytes of its own: one is taken;
+    // the others are refused, by the workflow (one hand-over at a time) or, once it is delivered, on the read.
+    const photos = [PNG, Buffer.concat([JPEG, Buffer.from(' second')]), Buffer.concat([JPEG, Buffer.from(' third')])];
+    const answers = await Promise.all(photos.map((photo, i) => rider.sendPhotoHandover(created.id, 'final', photo, i === 0 ? 'image/png' : 'image/jpeg')));
+    const taken = answers.map((answer) => answer.status).indexOf(200);
+    expect(answers.map((answer) => answer.status === 200).filter(Boolean)).toHaveLength(1);
+    expect(answers.filter((answer) => answer.status !== 200).every((answer) => [400, 409].includes(answer.status))).toBe(true);
+
+    const [, drop] = await proofOf(partner.client, created.id);
+    const served = await open(drop!.photo_url!);
+    expect(Buffer.from(await served.arrayBuffer()).equals(photos[taken]!)).toBe(true);
+    const kept = await handoverPhotosOf(stack.orm, created.id);
+    expect(kept.map((photo) => [photo.position, photo.size_bytes])).toEqual([
+      [0, JPEG.length],
+      [FINAL_DROP, photos[taken]!.length],
+    ]);
+    // Nothing else of this delivery is left in the store, or waiting for an answer.
+    const files = readdirSync(`${stack.settings.dataDir}/test/uploads`).filter((name) => name.startsWith(created.id));
+    expect(files.sort()).toEqual(kept.map((photo) => photo.storage_key).sort());
+    expect(await photoUploadsOf(stack.orm, created.id)).toEqual([]);
+  });
+
+  it('removes a photo whose hand-over was never answered once a day has passed, and keeps a newer one', async () => {
+    const { created } = await underWay('photo');
+    const upload = async () => {
+      const storageKey = `${created.id}-final-${randomUUID()}.jpg`;
+      await recordUpload(stack.orm.em.fork(), { deliveryId: created.id, position: FINAL_DROP, storageKey, contentType: 'image/jpeg', sizeBytes: JPEG.length });
+      await stack.deps.photos.put(storageKey, Readable.from([JPEG]), 'image/jpeg');
+      return storageKey;
+    };
+    const [old, recent] = [await upload(), await upload()];
+    await agePhotoUpload(stack.orm, old, { hours: 25 });
+
+    const retention = createRetentionActivities({ orm: stack.orm, photos: stack.deps.photos, logger: stack.deps.logger });
+    const { photoUploads } = await retention.forgetShortLivedCopies();
+    expect(photoUploads).toBeGreaterThanOrEqual(1);
+    expect(await stack.deps.photos.get(old)).toBeNull();
+    expect(await stack.deps.photos.get(recent)).not.toBeNull();
+    expect(await photoUploadsOf(stack.orm, created.id)).toEqual([recent]);
   });
 
   it('refuses a photo link whose signature, drop or expiry was changed, and one past its time', async () => {

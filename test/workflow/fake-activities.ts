@@ -144,7 +144,7 @@ export function createFakeActivities(world: FakeWorld): Activities {
     async forgetShortLivedCopies() {
       const codeTexts = world.endedJobCodes;
       world.endedJobCodes = 0;
-      return { codeTexts, codeHashes: codeTexts };
+      return { codeTexts, codeHashes: codeTexts, photoUploads: 0 };
     },
     async recordStopHandover({ index }) {
       // As Postgres keeps it: a stop is handed over once, however often its write is tried.

@@ -28,7 +28,7 @@ describe('the retention round', () => {
     expect(new Set(world.cutoffsAsked)).toEqual(new Set([report.cutoff]));
     expect(cutoff).toBeGreaterThan(now - 90 * DAY_MS - 60_000);
     expect(cutoff).toBeLessThan(Date.now() - 90 * DAY_MS + 60_000);
-    expect(report).toEqual({ cutoff: report.cutoff, redacted: 5, codeTexts: 3, codeHashes: 3 });
+    expect(report).toEqual({ cutoff: report.cutoff, redacted: 5, codeTexts: 3, codeHashes: 3, photoUploads: 0 });
     expect(world.endedJobCodes).toBe(0);
   });
 

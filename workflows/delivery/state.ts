@@ -205,7 +205,7 @@ export class Delivery {
   // Changes, for the handlers and the workflow's own timers.
 
   /** Every transition: decided here, recorded in Postgres, then told to the partner. */
-  async moveTo(to: DeliveryStatus, action?: RiderAction): Promise<DeliveryState> {
+  async moveTo(to: DeliveryStatus, action?: RiderAction, photoKey?: string): Promise<DeliveryState> {
     this.status = to;
     upsertSearchAttributes([{ key: DeliveryStatusKey, value: to }]);
     // A job that moves has been heard from (or has ended): it needs no operator now.
@@ -219,6 +219,8 @@ export class Delivery {
         lat: action?.lat ?? null,
         lng: action?.lng ?? null,
         at,
+        // The accepted hand-over's photo becomes the drop's, with the write of its status.
+        ...(photoKey !== undefined && { photoKey }),
       }),
     );
     this.recorder.sendWebhook(eventId);
@@ -347,7 +349,7 @@ export class Delivery {
     let delivered: Promise<DeliveryState> | undefined;
     await this.handOver(action.proof, FINAL_DROP, () => this.deliverRules(action), () => {
       // moveTo sets the status before it writes: the hand-over is taken from here on.
-      delivered = this.moveTo('delivered', action);
+      delivered = this.moveTo('delivered', action, action.proof.kind === 'photo' ? action.proof.storageKey : undefined);
     });
     return delivered as Promise<DeliveryState>;
   }
