@@ -28,11 +28,16 @@ import { sleep } from './support';
 // connection while they wait on Temporal would leave every other request waiting for one.
 const CALL_TIMEOUT_S = 2;
 const API_POOL = 4;
-const BOOKINGS = 20;
-/** Bookings arrive one every this long, so some give up on the frozen start and some outlive it. */
+/** Bookings arrive one every this long while Temporal is frozen, and a few more once it thaws. */
 const BOOKING_EVERY_MS = 100;
-/** The freeze ends after the first bookings' deadline, before the last ones'. */
-const THAW_AFTER_MS = CALL_TIMEOUT_S * 1000 + 500;
+const BOOKINGS_AFTER_THAW = 3;
+const MAX_BOOKINGS = 60;
+/**
+ * The freeze ends the moment a booking has been refused (its start outlived its deadline), so
+ * some are refused and the later ones outlive it, however slow the machine; at the latest after
+ * this long, when the test fails for want of a refusal.
+ */
+const FREEZE_LIMIT_MS = 20_000;
 const SWEEP_EVERY_S = 2;
 const ORPHAN_AFTER_S = 4;
 
@@ -194,24 +199,36 @@ describe('bookings while Temporal is frozen', () => {
     temporalProxy.freeze();
     const frozenAt = performance.now();
     const duringProbe = probe(calls);
-    const answers = Promise.all(
-      Array.from({ length: BOOKINGS }, async (_, i) => {
-        await sleep(i * BOOKING_EVERY_MS);
-        const key = `frozen-${i}`;
-        const sent = performance.now();
-        const res = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': key });
-        return { key, status: res.status, id: res.status === 201 ? (res.body.id as string) : null, ms: Math.round(performance.now() - sent) };
-      }),
-    );
-    await sleep(THAW_AFTER_MS);
+    let thawed = false;
+    let refusedOnce = () => undefined as void;
+    const firstRefusal = new Promise<void>((resolve) => (refusedOnce = resolve));
+    const sends: Promise<{ key: string; status: number; id: string | null; ms: number }>[] = [];
+    const bookOne = async (i: number) => {
+      const key = `frozen-${i}`;
+      const sent = performance.now();
+      const res = await client.post('/partner/deliveries', bookingBody(), { 'Idempotency-Key': key });
+      if (res.status === 503) refusedOnce();
+      return { key, status: res.status, id: res.status === 201 ? (res.body.id as string) : null, ms: Math.round(performance.now() - sent) };
+    };
+    const sending = (async () => {
+      let afterThaw = 0;
+      for (let i = 0; i < MAX_BOOKINGS && afterThaw < BOOKINGS_AFTER_THAW; i++) {
+        if (thawed) afterThaw += 1;
+        sends.push(bookOne(i));
+        await sleep(BOOKING_EVERY_MS);
+      }
+    })();
+    await Promise.race([firstRefusal, sleep(FREEZE_LIMIT_MS)]);
     const thawedAt = performance.now();
     temporalProxy.thaw();
-    const outcomes = await answers;
+    thawed = true;
+    await sending;
+    const outcomes = await Promise.all(sends);
     const during = figures((await duringProbe.stop()).filter((p) => p.startedAt >= frozenAt && p.startedAt < thawedAt));
 
     const booked = outcomes.filter((o) => o.status === 201).map((o) => o.id as string);
     const refused = outcomes.filter((o) => o.status === 503);
-    expect(booked.length + refused.length).toBe(BOOKINGS);
+    expect(booked.length + refused.length).toBe(outcomes.length);
 
     // Refused: nothing kept, and the key let go of, so the partner may send it again.
     const kept = (await deliveryIdsOf(stack.orm, partner.partnerId)).filter((id) => id !== existing.id);
@@ -252,7 +269,7 @@ describe('bookings while Temporal is frozen', () => {
     const startFailures = ['withdrawn', 'claimed', 'kept'].map((outcome) => `${outcome} ${sample(apiMetrics, 'booking_start_failures_total', { outcome })}`);
     console.log(
       [
-        `Temporal frozen for ${Math.round(thawedAt - frozenAt)} ms between the API and Temporal; ${BOOKINGS} bookings, one every ${BOOKING_EVERY_MS} ms; ` +
+        `Temporal frozen for ${Math.round(thawedAt - frozenAt)} ms between the API and Temporal; ${outcomes.length} bookings, one every ${BOOKING_EVERY_MS} ms; ` +
           `TEMPORAL_CALL_TIMEOUT_SECONDS=${CALL_TIMEOUT_S}, API pool ${API_POOL}`,
         `bookings: ${booked.length} × 201 (running, delivered), ${refused.length} × 503 (withdrawn, key released); ` +
           `late starts that found their booking withdrawn and ended doing nothing: ${lateStarts.length}`,
