@@ -19,26 +19,30 @@ export class VersionedViewCache<T extends { bytes: number }> {
    * Bounded by entries and by bytes (the JSON size of what is kept); an entry nobody has read for
    * `idleMs` goes as others come, so a busy day's finished deliveries do not stay until a limit.
    */
-  constructor(private readonly limits: { entries: number; bytes: number; idleMs: number }) {}
+  constructor(
+    private readonly limits: { entries: number; bytes: number; idleMs: number },
+    /** Milliseconds on a steady clock; a test gives its own. */
+    private readonly now: () => number = () => performance.now(),
+  ) {}
 
   /** Whether something is kept for `key` that was read recently enough to be read again. */
   holds(key: string): boolean {
     const entry = this.entries.get(key);
-    return entry !== undefined && performance.now() - entry.at <= this.limits.idleMs;
+    return entry !== undefined && this.now() - entry.at <= this.limits.idleMs;
   }
 
   /** What is kept for `key` at `version`; a hit makes it the most recently used. */
   get(key: string, version: string): T | undefined {
     const entry = this.entries.get(key);
     if (!entry || entry.version !== version) return undefined;
-    entry.at = performance.now();
+    entry.at = this.now();
     this.entries.delete(key);
     this.entries.set(key, entry);
     return entry.value;
   }
 
   set(key: string, version: string, value: T): void {
-    const now = performance.now();
+    const now = this.now();
     this.forget(key);
     this.entries.set(key, { version, value, at: now });
     this.heldBytes += value.bytes;
