@@ -5,14 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { DeliveryTimings } from '../../domain/timings';
 import { deliveryWorkflow } from '../../workflows/delivery';
-import {
-  DeliveryReferenceKey,
-  NeedsAttentionKey,
-  DeliveryStatusKey,
-  PartnerIdKey,
-  PaymentStatusKey,
-  type DeliveryWorkflowInput,
-} from '../../workflows/messages';
+import type { DeliveryWorkflowInput } from '../../workflows/messages';
 import { createFakeActivities, FakeWorld } from './fake-activities';
 
 /** Timers short enough that each story runs in a few seconds. */
@@ -51,8 +44,10 @@ export function deliveryInput(overrides: Partial<Omit<DeliveryWorkflowInput, 'ti
 }
 
 /**
- * The real delivery workflow on a Temporal dev server of its own (the installed CLI, started by
- * `TestWorkflowEnvironment.createLocal`), with fake activities over a FakeWorld.
+ * The real delivery workflow on the Temporal dev server `npm test` started (its search attributes
+ * registered), with fake activities over a FakeWorld. Each story runs on a task queue of its own
+ * and each delivery has a fresh id, so test files share the server as they share the database;
+ * starting a server per file cost each file seconds of a core.
  */
 export class WorkflowTestEnv {
   private constructor(readonly env: TestWorkflowEnvironment) {}
@@ -63,15 +58,9 @@ export class WorkflowTestEnv {
     } catch {
       // Installed by an earlier test file in this process.
     }
-    const cli = process.env.TEST_TEMPORAL_CLI;
-    if (!cli) throw new Error('TEST_TEMPORAL_CLI is not set: run the workflow tests through `npm test`');
-    const env = await TestWorkflowEnvironment.createLocal({
-      server: {
-        executable: { type: 'existing-path', path: cli },
-        searchAttributes: [DeliveryStatusKey, PaymentStatusKey, PartnerIdKey, DeliveryReferenceKey, NeedsAttentionKey],
-      },
-    });
-    return new WorkflowTestEnv(env);
+    const address = process.env.TEST_TEMPORAL_ADDRESS;
+    if (!address) throw new Error('TEST_TEMPORAL_ADDRESS is not set: run the workflow tests through `npm test`');
+    return new WorkflowTestEnv(await TestWorkflowEnvironment.createFromExistingServer({ address }));
   }
 
   async stop(): Promise<void> {
@@ -118,7 +107,7 @@ export class WorkflowTestEnv {
   }
 }
 
-/** One dev server for the test file that calls this, started before its tests and stopped after. */
+/** The shared dev server for the test file that calls this, connected before its tests and let go of after. */
 export function useWorkflowEnv(): () => WorkflowTestEnv {
   let env: WorkflowTestEnv | undefined;
   beforeAll(async () => {
