@@ -15,6 +15,26 @@ function run(what, command, args, env = {}) {
   return result.status ?? 1;
 }
 
+/**
+ * Runs a check beside the set-up (the type-check and the lint wait on nothing the stack starts):
+ * its output is kept and printed when it ends, so two checks never interleave their lines.
+ */
+function runBeside(what, command, args) {
+  say(`${what} (beside the set-up)`);
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const output = [];
+    child.stdout.on('data', (chunk) => output.push(chunk));
+    child.stderr.on('data', (chunk) => output.push(chunk));
+    child.once('error', (error) => output.push(Buffer.from(String(error))));
+    child.once('close', (code) => {
+      if (output.length > 0) process.stdout.write(Buffer.concat(output));
+      say(`${what}: ${code === 0 ? 'passed' : `failed (${code})`}`);
+      resolve(code ?? 1);
+    });
+  });
+}
+
 async function main() {
   ensureDependencies();
   await onProjectNode();
@@ -41,10 +61,14 @@ async function main() {
   }
   let code = 1;
   try {
-    if (jestArgs.length === 0) {
-      if (run('Type-checking', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']) !== 0) return 1;
-      if (run('Linting (ESLint and the workflow dependency rule)', 'npm', ['run', '--silent', 'lint']) !== 0) return 1;
-    }
+    // A full run type-checks and lints while the stack comes up; the tests wait for both.
+    const checks =
+      jestArgs.length === 0
+        ? Promise.all([
+            runBeside('Type-checking', bin('tsc'), ['--noEmit', '-p', 'tsconfig.json']),
+            runBeside('Linting (ESLint and the workflow dependency rule)', 'npm', ['run', '--silent', 'lint']),
+          ])
+        : Promise.resolve([0]);
     say('Starting a Temporal dev server for the tests…');
     const temporal = await startTemporal({
       cli,
@@ -116,6 +140,8 @@ async function main() {
     }
     const otherProjects = jestArgs.length === 0 ? ['--selectProjects', 'unit', 'stack'] : [];
     // ── end of the topology block (the suite itself runs below, after the others) ──────────────
+
+    if ((await checks).some((checkCode) => checkCode !== 0)) return 1;
 
     const testEnv = {
       NODE_ENV: 'test',
