@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { loadSettingsOrExit, sandboxedInProduction, sandboxWarning } from '../config/settings';
 import { createLogger } from '../config/logger';
 import { temporalConnectionOptions } from '../config/temporal';
@@ -11,6 +11,26 @@ import { installTemporalLogger } from './temporal-logger';
 import { runWorker } from './run-worker';
 import { ensureSchedules, projectSchedules } from './schedules';
 import { createWorkers, tuningFrom } from './worker';
+
+/** How often a slow drain reports what it still waits for. */
+const DRAIN_REPORT_MS = 10_000;
+
+/** What each queue's worker still holds while it drains: its state, its polls and the tasks in flight. */
+function drainStatus(workers: { worker: Worker; taskQueue: string }[]) {
+  return workers.map(({ worker, taskQueue }) => {
+    const status = worker.getStatus();
+    return {
+      taskQueue,
+      runState: status.runState,
+      workflowPoll: status.hasOutstandingWorkflowPoll,
+      activityPoll: status.hasOutstandingActivityPoll,
+      workflowActivations: status.numInFlightWorkflowActivations,
+      activities: status.numInFlightActivities,
+      localActivities: status.numInFlightLocalActivities,
+      cachedWorkflows: status.numCachedWorkflows,
+    };
+  });
+}
 
 /** `npm run worker`: one worker process, polling the queues WORKER_QUEUES names; run as many as the load needs. */
 async function main(): Promise<void> {
@@ -48,13 +68,18 @@ async function main(): Promise<void> {
   // SIGINT/SIGTERM make run() stop polling and let running tasks finish (graceful drain).
   // Each queue's worker drains on the same signal; the process ends when all have.
   let stoppingSince: number | undefined;
+  let draining: NodeJS.Timeout | undefined;
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     process.once(signal, () => {
       stoppingSince ??= Date.now();
       logger.info('Worker stopping', { signal });
+      // A drain that takes long says what it is waiting for, every 10 s, until it ends.
+      draining ??= setInterval(() => logger.warn('Worker still draining', { sinceMs: Date.now() - (stoppingSince ?? 0), queues: drainStatus(workers) }), DRAIN_REPORT_MS);
+      draining.unref();
     });
   }
   const released = (await Promise.all(workers.map(({ worker }) => runWorker(worker)))).every(Boolean);
+  clearInterval(draining);
   await client.connection.close();
   if (released) await connection.close();
   await orm.close();
