@@ -190,6 +190,12 @@ export interface Settings extends DeliveryTimings {
   workerMaxConcurrentActivities?: number;
   workerMaxConcurrentWorkflowTasks?: number;
   workerMaxCachedWorkflows?: number;
+  /**
+   * How long a worker's drain may take once it is asked to stop: then it stops by force, and
+   * Temporal gives what it held to another worker after its timeouts. Below an orchestrator's own
+   * grace (Kubernetes waits 30 s before SIGKILL).
+   */
+  workerShutdownForceSeconds: number;
   /** Which modes' task queues this worker process polls (WORKER_QUEUES=live,test); both by default. */
   workerQueues: KeyMode[];
   /** The test queue's worker capacity, smaller than the live one's; unset keeps the defaults in workers/worker.ts. */
@@ -616,6 +622,7 @@ export function loadSettings(vars: Env = process.env): Settings {
     workerMaxConcurrentWorkflowTasks: optionalInteger(env, 'WORKER_MAX_CONCURRENT_WORKFLOW_TASKS'),
     workerMaxCachedWorkflows: optionalInteger(env, 'WORKER_MAX_CACHED_WORKFLOWS'),
     workerQueues: workerQueues(env),
+    workerShutdownForceSeconds: number(env, 'WORKER_SHUTDOWN_FORCE_SECONDS', 20, { min: 1 }),
     workerTestMaxConcurrentActivities: optionalInteger(env, 'WORKER_TEST_MAX_CONCURRENT_ACTIVITIES'),
     workerTestMaxConcurrentWorkflowTasks: optionalInteger(env, 'WORKER_TEST_MAX_CONCURRENT_WORKFLOW_TASKS'),
   };

@@ -1,5 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, type Worker } from '@temporalio/worker';
+import { GracefulShutdownPeriodExpiredError, NativeConnection, type Worker } from '@temporalio/worker';
 import { loadSettingsOrExit, sandboxedInProduction, sandboxWarning } from '../config/settings';
 import { createLogger } from '../config/logger';
 import { temporalConnectionOptions } from '../config/temporal';
@@ -78,7 +78,14 @@ async function main(): Promise<void> {
       draining.unref();
     });
   }
-  const released = (await Promise.all(workers.map(({ worker }) => runWorker(worker)))).every(Boolean);
+  // A drain that outlives WORKER_SHUTDOWN_FORCE_SECONDS is ended by force, said with what it held.
+  const drained = (worker: Worker) =>
+    runWorker(worker).catch((error: unknown) => {
+      if (!(error instanceof GracefulShutdownPeriodExpiredError)) throw error;
+      logger.warn('Worker stopped by force: its drain outlived WORKER_SHUTDOWN_FORCE_SECONDS', { seconds: settings.workerShutdownForceSeconds });
+      return false;
+    });
+  const released = (await Promise.all(workers.map(({ worker }) => drained(worker)))).every(Boolean);
   clearInterval(draining);
   await client.connection.close();
   if (released) await connection.close();

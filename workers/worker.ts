@@ -69,13 +69,16 @@ export async function createWorkers(setup: WorkersSetup): Promise<QueueWorker[]>
 
 /** Each queue's capacity as the settings say; what they leave unset keeps the defaults above. */
 export function tuningFrom(settings: Settings): Record<KeyMode, WorkerTuning> {
+  const shutdownForceTime = `${settings.workerShutdownForceSeconds}s` as const;
   return {
     live: {
+      shutdownForceTime,
       ...(settings.workerMaxConcurrentActivities ? { maxConcurrentActivityTaskExecutions: settings.workerMaxConcurrentActivities } : {}),
       ...(settings.workerMaxConcurrentWorkflowTasks ? { maxConcurrentWorkflowTaskExecutions: settings.workerMaxConcurrentWorkflowTasks } : {}),
       ...(settings.workerMaxCachedWorkflows ? { maxCachedWorkflows: settings.workerMaxCachedWorkflows } : {}),
     },
     test: {
+      shutdownForceTime,
       ...(settings.workerTestMaxConcurrentActivities ? { maxConcurrentActivityTaskExecutions: settings.workerTestMaxConcurrentActivities } : {}),
       ...(settings.workerTestMaxConcurrentWorkflowTasks ? { maxConcurrentWorkflowTaskExecutions: settings.workerTestMaxConcurrentWorkflowTasks } : {}),
     },
