@@ -16,8 +16,11 @@ describe('the dispatch deadline', () => {
   it('withdraws the offers when it expires: the job leaves the rider\'s list and a late accept is refused', async () => {
     const partner = await makePartner(stack.orm);
     await registerAccount(stack.baseUrl, partner.liveKey);
-    const rider = await riderApp(stack.baseUrl, stack.orm);
-    const created = await book(stack.baseUrl, partner.liveKey);
+    // A pickup of this test's own, with the rider on it: dispatch offers a job to the nearest riders
+    // only, and other suites leave riders online at the usual pickup, so ours might get no offer.
+    const pickup = { lat: 5.5712, lng: -0.2231 };
+    const rider = await riderApp(stack.baseUrl, stack.orm, 'Kofi Mensah', pickup);
+    const created = await book(stack.baseUrl, partner.liveKey, { pickup_lat: pickup.lat, pickup_lng: pickup.lng });
     const client = api(stack.baseUrl, partner.liveKey);
     await eventually(async () => (await client.get(`/partner/deliveries/${created.id}`)).body.status === 'expired', 10_000, 'expiry');
 
