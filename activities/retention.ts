@@ -30,14 +30,12 @@ export async function redactDeliveries({ orm, photos }: Pick<ActivityDeps, 'orm'
  */
 const UNDECIDED_UPLOAD_HOURS = 24;
 
-/** Removes the uploads nobody decided on, record first, so a removal that fails leaves no row pointing at nothing. */
+/** Removes the uploads nobody decided on (db/handover-photos.ts `discardUpload`); how many. */
 async function forgetUndecidedUploads({ orm, photos }: Pick<ActivityDeps, 'orm' | 'photos'>): Promise<number> {
   const em = orm.em.fork();
   let removed = 0;
   for (const key of await handoverPhotos.undecidedUploads(em, UNDECIDED_UPLOAD_HOURS)) {
-    if (!(await handoverPhotos.forgetUpload(em, key))) continue;
-    await photos.delete(key);
-    removed += 1;
+    if (await handoverPhotos.discardUpload(em, photos, key)) removed += 1;
   }
   return removed;
 }

@@ -25,15 +25,6 @@ async function readBefore({ orm }: ActivityDeps, deliveryId: string, riderId: st
   return parts;
 }
 
-/**
- * The workflow took the hand-over that brought `photoKey`: that upload becomes the drop's photo,
- * before the change is read and written, and a photo it replaced is removed from the store.
- */
-async function keepAcceptedPhoto({ orm, photos }: ActivityDeps, deliveryId: string, position: number, photoKey: string): Promise<void> {
-  const replaced = await handoverPhotos.keepAccepted(orm.em.fork(), deliveryId, position, photoKey);
-  if (replaced) await photos.delete(replaced);
-}
-
 export function createTransitionActivities(deps: ActivityDeps) {
   const { orm, settings } = deps;
   return {
@@ -43,7 +34,8 @@ export function createTransitionActivities(deps: ActivityDeps) {
      * db/transitions.ts).
      */
     async recordTransition(record: TransitionRecord): Promise<{ eventId: string | null }> {
-      if (record.photoKey) await keepAcceptedPhoto(deps, record.deliveryId, FINAL_DROP, record.photoKey);
+      // The accepted hand-over's upload becomes the drop's photo before the change is read and written.
+      if (record.photoKey) await handoverPhotos.keepAccepted(orm.em.fork(), record.deliveryId, FINAL_DROP, record.photoKey);
       const before = await readBefore(deps, record.deliveryId, record.riderId);
       const eta = await timed('eta', () => etaAtChange(deps, record, before));
       const recorded = await timed('write', () => transitions.record(orm.em, record, before, settings.siteUrl, eta));
@@ -74,7 +66,7 @@ export function createTransitionActivities(deps: ActivityDeps) {
 
     /** An additional stop handed over (no webhook: the contract has no event for it). */
     async recordStopHandover(record: { deliveryId: string; index: number; at: string; photoKey: string | null; lat?: number | null; lng?: number | null }) {
-      if (record.photoKey) await keepAcceptedPhoto(deps, record.deliveryId, record.index, record.photoKey);
+      if (record.photoKey) await handoverPhotos.keepAccepted(orm.em.fork(), record.deliveryId, record.index, record.photoKey);
       await transitions.recordStopHandover(orm.em.fork(), record);
     },
   };

@@ -37,32 +37,32 @@ export async function recordUpload(em: EntityManager, photo: StoredPhoto): Promi
 
 /**
  * The workflow accepted the hand-over that brought `storageKey`: its upload becomes the drop's
- * photo. Returns the key of a photo it replaced (its file is no longer wanted), or null. Written
- * again (a retried activity), or for a photo that was never an upload (the sandbox rider's), it
- * changes nothing.
+ * photo (a drop is handed over once, so there is none before it). Written again (a retried
+ * activity), or for a photo that was never an upload (the sandbox rider's), it changes nothing.
  */
-export async function keepAccepted(em: EntityManager, deliveryId: string, position: number, storageKey: string): Promise<string | null> {
-  const [row] = await em.execute<{ replaced: string | null }[]>(
+export async function keepAccepted(em: EntityManager, deliveryId: string, position: number, storageKey: string): Promise<void> {
+  await em.execute(
     `with upload as (
        delete from handover_photo_uploads where storage_key = ? and delivery_id = ? and position = ?
-       returning delivery_id, position, storage_key, content_type, size_bytes),
-     before as (select storage_key from handover_photos where delivery_id = ? and position = ?),
-     kept as (
-       insert into handover_photos (delivery_id, position, storage_key, content_type, size_bytes)
-       select delivery_id, position, storage_key, content_type, size_bytes from upload
-       on conflict (delivery_id, position) do update
-         set storage_key = excluded.storage_key, content_type = excluded.content_type, size_bytes = excluded.size_bytes
-       returning storage_key)
-     select (select storage_key from before where storage_key <> ? and exists (select 1 from kept)) as replaced`,
-    [storageKey, deliveryId, position, deliveryId, position, storageKey],
+       returning delivery_id, position, storage_key, content_type, size_bytes)
+     insert into handover_photos (delivery_id, position, storage_key, content_type, size_bytes)
+     select delivery_id, position, storage_key, content_type, size_bytes from upload
+     on conflict (delivery_id, position) do update
+       set storage_key = excluded.storage_key, content_type = excluded.content_type, size_bytes = excluded.size_bytes`,
+    [storageKey, deliveryId, position],
   );
-  return row?.replaced ?? null;
 }
 
-/** A refused hand-over's upload forgotten; false when it is no upload any more (the workflow kept it). */
-export async function forgetUpload(em: EntityManager, storageKey: string): Promise<boolean> {
+/**
+ * Removes an upload nobody will keep (its hand-over refused, or never answered), record first so
+ * no row is left pointing at a removed file; nothing when the workflow has kept it meanwhile.
+ * True when it was removed.
+ */
+export async function discardUpload(em: EntityManager, photos: PhotoStore, storageKey: string): Promise<boolean> {
   const rows = await em.execute<{ storage_key: string }[]>('delete from handover_photo_uploads where storage_key = ? returning storage_key', [storageKey]);
-  return rows.length > 0;
+  if (rows.length === 0) return false;
+  await photos.delete(storageKey);
+  return true;
 }
 
 /** Uploads no hand-over took or refused within `hours` (the API stopped before it heard): the oldest `limit`. */

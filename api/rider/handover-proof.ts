@@ -85,9 +85,7 @@ export async function handOverWith<T>({ orm, photos }: AppDeps, proof: HandoverP
     return await send();
   } catch (error) {
     const refused = error instanceof ApiError && error.status < 500;
-    if (proof.kind === 'photo' && refused && (await handoverPhotos.forgetUpload(orm.em.fork(), proof.storageKey))) {
-      await photos.delete(proof.storageKey);
-    }
+    if (proof.kind === 'photo' && refused) await handoverPhotos.discardUpload(orm.em.fork(), photos, proof.storageKey);
     throw error;
   }
 }
