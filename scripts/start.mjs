@@ -3,7 +3,8 @@ import { mkdirSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { ensureDependencies, onProjectNode, ensureTemporalCli, root, say } from './lib/prepare.mjs';
-import { pidAlive, processStamp, readStackFile, removeStackFile, stopLeftovers, waitWhile, writeStackFile } from './lib/stack-file.mjs';
+import { pidAlive, processStamp, readStackFile, removeStackFile, stopLeftovers, writeStackFile } from './lib/stack-file.mjs';
+import { waitUntil } from './lib/wait-until.mjs';
 
 const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 // STACK_DATA_DIR lets a second stack (say, the start-up smoke test) keep its files apart.
@@ -22,7 +23,8 @@ async function runningStack() {
   if (!stack) return null;
   if (pidAlive(stack.pid) && stack.stopping) {
     say(`The stack (pid ${stack.pid}) is stopping; waiting for it…`);
-    await waitWhile(() => pidAlive(stack.pid), STOPPING_WAIT_MS);
+    // Past the wait it is taken as running, and said so below.
+    await waitUntil(() => !pidAlive(stack.pid), 'the end of the stopping stack', STOPPING_WAIT_MS, 100).catch(() => undefined);
   }
   if (pidAlive(stack.pid)) return stack;
   const stopped = await stopLeftovers(stack);

@@ -3,7 +3,7 @@
 // tell a running stack from one that is stopping, and from one killed (`kill -9`) before it could
 // stop what it started.
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { waitUntil } from './wait-until.mjs';
 
 /** The stack as written, or null when there is none (or the file is not readable as one). */
 export function readStackFile(file) {
@@ -72,16 +72,6 @@ function signal({ pid, group }, name) {
   }
 }
 
-/** Waits until `check` is false, polling; true when it became false within `ms`. */
-export async function waitWhile(check, ms) {
-  const deadline = Date.now() + ms;
-  while (check()) {
-    if (Date.now() >= deadline) return false;
-    await sleep(100);
-  }
-  return true;
-}
-
 /**
  * Stops the processes a killed start left running: each its own signal (the embedded PostgreSQL
  * takes SIGINT, its fast shutdown), all at once, then SIGKILL for any still there after `graceMs`.
@@ -92,10 +82,11 @@ export async function stopLeftovers(stack, graceMs = 10_000) {
   for (const entry of left) signal(entry, entry.signal);
   await Promise.all(
     left.map(async (entry) => {
-      if (!(await waitWhile(() => stillRunning(entry), graceMs))) {
+      const gone = (ms) => waitUntil(() => !stillRunning(entry), `the end of ${entry.name}`, ms, 100);
+      await gone(graceMs).catch(() => {
         signal(entry, 'SIGKILL');
-        await waitWhile(() => stillRunning(entry), 5_000);
-      }
+        return gone(5_000).catch(() => undefined);
+      });
     }),
   );
   return left.map((entry) => entry.name);
